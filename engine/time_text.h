@@ -1,0 +1,24 @@
+// engine/time_text.h: ISO 8601 UTC timestamps <-> Unix milliseconds (LANGUAGE.md §12).
+//
+// Accepted: "YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z" and "YYYY-MM-DD" (midnight UTC). Offsets are refused
+// with Minigraf's message. Formatting always gives "YYYY-MM-DDTHH:MM:SS.sssZ" (24 characters for
+// years 0000..9999), which sorts in time order as text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace datalog {
+
+struct TimeParse {
+  std::optional<std::int64_t> ms;  // set on success
+  std::string error;               // Minigraf's wording on failure
+};
+
+TimeParse parse_instant(std::string_view text);
+std::string format_instant(std::int64_t ms);
+std::int64_t now_ms();
+
+}  // namespace datalog

@@ -1,0 +1,211 @@
+#include "lmdb_store/catalog.h"
+
+#include <fmt/format.h>
+
+#include "lmdb_store/datom_layout.h"
+#include "lmdb_store/key_coding.h"
+#include "lmdb_store/meta.h"
+#include "lmdb_store/stored_value.h"
+#include "lmdb_store/tx_log_format.h"
+
+namespace datalog::store {
+
+namespace {
+
+MDB_val as_val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
+std::string_view as_view(const MDB_val& v) {
+  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
+}
+std::string id_key(EntityId id) {
+  std::string k;
+  put_i64(k, id);
+  return k;
+}
+
+}  // namespace
+
+Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& name, std::optional<EntityId>* id) {
+  std::string key;
+  encode_value(key, name);
+  MDB_val k = as_val(key), v;
+  const int rc = mdb_get(txn, t.ident_names, &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    id->reset();
+    return Status::OK();
+  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident");
+  if (v.mv_size != 8) return Status(StatusCode::Corrupt, "ident entry has the wrong size");
+  *id = get_i64(as_view(v));
+  return Status::OK();
+}
+
+Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Value>* name) {
+  const std::string key = id_key(id);
+  MDB_val k = as_val(key), v;
+  const int rc = mdb_get(txn, t.ident_ids, &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    name->reset();
+    return Status::OK();
+  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident name");
+  *name = decode_stored_value(as_view(v));
+  if (!name->has_value()) return Status(StatusCode::Corrupt, "ident name is malformed");
+  return Status::OK();
+}
+
+Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId* id) {
+  std::optional<EntityId> existing;
+  DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, &existing));
+  if (existing) {
+    *id = *existing;
+    return Status::OK();
+  }
+  std::uint64_t next = 0;
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kNextIdent, &next));
+  if (next < kFirstIdentId) next = kFirstIdentId;
+  const auto new_id = static_cast<EntityId>(next);
+  std::string name_key;
+  encode_value(name_key, name);
+  const std::string idk = id_key(new_id);
+  const std::string stored = encode_stored_value(name);
+  MDB_val k = as_val(name_key), v = as_val(idk);
+  int rc = mdb_put(txn, t.ident_names, &k, &v, 0);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
+  k = as_val(idk);
+  v = as_val(stored);
+  rc = mdb_put(txn, t.ident_ids, &k, &v, 0);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident name");
+  DATALOG_RETURN_IF_ERROR(write_counter(txn, t.meta, meta_key::kNextIdent, next + 1));
+  *id = new_id;
+  return Status::OK();
+}
+
+Status store_giant(MDB_txn* txn, const Tables& t, const Value& value) {
+  std::string key;
+  put_u64(key, giant_hash(value));
+  const std::string stored = encode_stored_value(value);
+  MDB_val k = as_val(key), v = as_val(stored);
+  int rc = mdb_put(txn, t.giants, &k, &v, MDB_NOOVERWRITE);
+  if (rc == MDB_KEYEXIST) {
+    if (as_view(v) == stored) return Status::OK();
+    return Status(StatusCode::InvalidArgument,
+                  "cannot store this long value: its hash collides with another stored value");
+  }
+  return status_from_mdb(rc, "write long value");
+}
+
+Status load_giant(MDB_txn* txn, const Tables& t, std::uint64_t hash, Value* value) {
+  std::string key;
+  put_u64(key, hash);
+  MDB_val k = as_val(key), v;
+  const int rc = mdb_get(txn, t.giants, &k, &v);
+  if (rc != MDB_SUCCESS) {
+    return Status(StatusCode::Corrupt, fmt::format("long value {:016x} is missing", hash));
+  }
+  auto decoded = decode_stored_value(as_view(v));
+  if (!decoded) return Status(StatusCode::Corrupt, "long value is malformed");
+  *value = std::move(*decoded);
+  return Status::OK();
+}
+
+Status read_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, AttributeStats* out) {
+  const std::string key = id_key(a);
+  MDB_val k = as_val(key), v;
+  const int rc = mdb_get(txn, t.stats, &k, &v);
+  *out = AttributeStats{};
+  if (rc == MDB_NOTFOUND) return Status::OK();
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read statistics");
+  if (v.mv_size != 24) return Status(StatusCode::Corrupt, "statistics entry has the wrong size");
+  const std::string_view d = as_view(v);
+  out->records = get_u64(d);
+  out->entities = get_u64(d.substr(8));
+  out->values = get_u64(d.substr(16));
+  return Status::OK();
+}
+
+Status write_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, const AttributeStats& s) {
+  const std::string key = id_key(a);
+  std::string data;
+  put_u64(data, s.records);
+  put_u64(data, s.entities);
+  put_u64(data, s.values);
+  MDB_val k = as_val(key), v = as_val(data);
+  return status_from_mdb(mdb_put(txn, t.stats, &k, &v, 0), "write statistics");
+}
+
+Status read_graph_stats(MDB_txn* txn, const Tables& t, GraphStats* out) {
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kRecords, &out->records));
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kEntities, &out->entities));
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kLastTx, &out->last_tx));
+  MDB_stat st{};
+  const int rc = mdb_stat(txn, t.stats, &st);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read statistics");
+  out->attributes = st.ms_entries;
+  return Status::OK();
+}
+
+Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::optional<TxInfo>* out) {
+  const std::string key = tx_header_key(tx);
+  MDB_val k = as_val(key), v;
+  const int rc = mdb_get(txn, t.txlog, &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    out->reset();
+    return Status::OK();
+  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read transaction log");
+  if (v.mv_size != 16) return Status(StatusCode::Corrupt, "transaction log header is malformed");
+  const std::string_view d = as_view(v);
+  *out = TxInfo{tx, get_i64(d), get_u64(d.substr(8))};
+  return Status::OK();
+}
+
+Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::uint64_t* tx) {
+  std::uint64_t last = 0;
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kLastTx, &last));
+  // Transaction times never decrease (WriteTxn enforces it), so binary search by counter.
+  std::uint64_t lo = 0, hi = last;  // answer in [lo, hi]
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    std::optional<TxInfo> info;
+    DATALOG_RETURN_IF_ERROR(read_tx_info(txn, t, mid, &info));
+    if (info && info->time_ms <= time_ms) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  *tx = lo;
+  return Status::OK();
+}
+
+Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out) {
+  out->clear();
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn, t.txlog, &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read transaction log");
+  const std::string header = tx_header_key(tx);
+  MDB_val k = as_val(header), v;
+  rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE);
+  Status st;
+  while (rc == MDB_SUCCESS && st.ok()) {
+    const std::string_view key = as_view(k);
+    if (key.substr(0, 8) != std::string_view(header)) break;
+    if (key.size() == kTxChunkKeySize) {
+      st = decode_tx_chunk(as_view(v), [&](std::string_view dkey, std::string_view vt) -> Status {
+        DecodedDatom d;
+        if (!decode_datom(IndexId::Eavt, dkey, vt, &d)) {
+          return Status(StatusCode::Corrupt, "transaction log datom is malformed");
+        }
+        if (d.giant) DATALOG_RETURN_IF_ERROR(load_giant(txn, t, d.giant_hash, &d.datom.v));
+        out->push_back(std::move(d.datom));
+        return Status::OK();
+      });
+    }
+    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+  }
+  mdb_cursor_close(cursor);
+  if (st.ok() && rc != MDB_SUCCESS && rc != MDB_NOTFOUND) st = status_from_mdb(rc, "read log");
+  return st;
+}
+
+}  // namespace datalog::store

@@ -1,0 +1,60 @@
+// lmdb_store/catalog.h: the small tables beside the indexes: idents, giants, per-attribute
+// statistics and the transaction log.
+//
+// Every function runs inside a caller-owned LMDB transaction (read-only where it only reads)
+// and copies what it returns out of the map, so results outlive the transaction.
+#pragma once
+
+#include <lmdb.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/value.h"
+#include "lmdb_store/graph_env.h"
+#include "lmdb_store/status.h"
+
+namespace datalog::store {
+
+// --- idents: a keyword or uuid naming an entity -------------------------------------------
+Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& name, std::optional<EntityId>* id);
+Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Value>* name);
+// Returns the entity named name, creating it (with the next ident id) when missing.
+Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId* id);
+
+// --- giants: full text of values too long for a key ----------------------------------------
+Status store_giant(MDB_txn* txn, const Tables& t, const Value& value);
+Status load_giant(MDB_txn* txn, const Tables& t, std::uint64_t hash, Value* value);
+
+// --- statistics for planners ---------------------------------------------------------------
+struct AttributeStats {
+  std::uint64_t records = 0;   // index records (assertions and retractions) of the attribute
+  std::uint64_t entities = 0;  // distinct entities that have the attribute
+  std::uint64_t values = 0;    // distinct values of the attribute
+};
+struct GraphStats {
+  std::uint64_t records = 0;
+  std::uint64_t entities = 0;
+  std::uint64_t attributes = 0;
+  std::uint64_t last_tx = 0;
+};
+Status read_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, AttributeStats* out);
+Status write_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, const AttributeStats& s);
+Status read_graph_stats(MDB_txn* txn, const Tables& t, GraphStats* out);
+
+// --- transaction log ------------------------------------------------------------------------
+struct TxInfo {
+  std::uint64_t tx = 0;
+  std::int64_t time_ms = 0;
+  std::uint64_t datoms = 0;
+};
+Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::optional<TxInfo>* out);
+// The last transaction whose wall time is <= time_ms (0 when none): `:as-of "ISO"`.
+Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::uint64_t* tx);
+// Datoms recorded for tx, in the order they were written.
+struct Datom;
+Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out);
+
+}  // namespace datalog::store

@@ -1,0 +1,62 @@
+// lmdb_store/datom_layout.h: how a datom record is laid out in each of the four indexes.
+//
+// Every index row is one record of the append-only history: an assertion or a retraction of
+// (e, a, v) in transaction tx, with its valid-time interval [valid_from, valid_to).
+//
+//   eavt key: e a V | tx op vf      aevt key: a e V | tx op vf
+//   avet key: a V e | tx op vf      vaet key: r a e | tx op vf   (only when V is a ref to r)
+//   data (all four): vt
+//
+// e, a, r, vf, vt are sign-flipped big-endian i64 (key_coding.h); tx is big-endian u64; op one
+// byte; V is encode_value. The part before "tx op vf" (the last kTxSuffix bytes) identifies
+// (e, a, v): the records of one fact are adjacent in every index, oldest transaction first, so a
+// scan resolves retractions group by group. Keys fit LMDB's 511-byte limit: V is at most
+// kMaxEncodedValue bytes.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "engine/value.h"
+
+namespace datalog::store {
+
+enum class IndexId : std::uint8_t { Eavt, Aevt, Avet, Vaet };
+std::string_view index_name(IndexId index);
+
+// Retract < Assert < Reassert within one transaction. Reassert marks an assertion made after
+// a retraction of the same fact in the same transaction: it survives that retraction.
+enum class Op : std::uint8_t { Retract = 0, Assert = 1, Reassert = 2 };
+
+inline constexpr std::int64_t kForever = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::size_t kTxSuffix = 8 + 1 + 8;
+
+struct Datom {
+  EntityId e = 0;
+  EntityId a = 0;
+  Value v;
+  std::uint64_t tx = 0;
+  Op op = Op::Assert;
+  std::int64_t valid_from = 0;
+  std::int64_t valid_to = kForever;
+};
+
+// Appends the key of datom in index. For Vaet, datom.v must be a ref.
+void encode_datom_key(std::string& out, IndexId index, const Datom& datom);
+// Appends only the (e, a, v) group prefix of datom's key in index.
+void encode_fact_prefix(std::string& out, IndexId index, EntityId e, EntityId a, const Value& v);
+void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from);
+std::string encode_valid_to(std::int64_t valid_to);
+
+// Decodes a key of index (and its data) into datom. A giant value comes back as its prefix with
+// giant/hash set; the caller fetches the full text. Returns false on a malformed key.
+struct DecodedDatom {
+  Datom datom;
+  bool giant = false;
+  std::uint64_t giant_hash = 0;
+};
+bool decode_datom(IndexId index, std::string_view key, std::string_view data, DecodedDatom* out);
+
+}  // namespace datalog::store

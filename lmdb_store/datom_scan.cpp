@@ -1,0 +1,115 @@
+#include "lmdb_store/datom_scan.h"
+
+#include "lmdb_store/catalog.h"
+#include "lmdb_store/key_coding.h"
+
+namespace datalog::store {
+
+namespace {
+
+MDB_val as_val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
+std::string_view as_view(const MDB_val& v) {
+  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
+}
+
+MDB_dbi table_of(const Tables& t, IndexId index) {
+  switch (index) {
+    case IndexId::Eavt: return t.eavt;
+    case IndexId::Aevt: return t.aevt;
+    case IndexId::Avet: return t.avet;
+    case IndexId::Vaet: return t.vaet;
+  }
+  return t.eavt;
+}
+
+}  // namespace
+
+DatomScan::~DatomScan() { close(); }
+
+void DatomScan::close() {
+  if (cursor_) mdb_cursor_close(cursor_);
+  cursor_ = nullptr;
+  txn_ = nullptr;
+}
+
+Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string start_key,
+                        std::string end_key, const TimeView& view) {
+  close();
+  env_ = &env;
+  index_ = index;
+  resume_ = std::move(start_key);
+  end_ = std::move(end_key);
+  view_ = view;
+  ready_.clear();
+  pos_ = 0;
+  exhausted_ = false;
+  return reposition(txn);
+}
+
+Status DatomScan::reposition(MDB_txn* txn) {
+  if (cursor_) mdb_cursor_close(cursor_);
+  cursor_ = nullptr;
+  txn_ = txn;
+  const int rc = mdb_cursor_open(txn, table_of(env_->tables(), index_), &cursor_);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
+  if (pos_ >= ready_.size()) return fill();
+  return Status::OK();
+}
+
+Status DatomScan::next() {
+  ++pos_;
+  if (pos_ < ready_.size()) return Status::OK();
+  return fill();
+}
+
+Status DatomScan::fill() {
+  ready_.clear();
+  pos_ = 0;
+  if (exhausted_) return Status::OK();
+  MDB_val k = as_val(resume_), v;
+  int rc = mdb_cursor_get(cursor_, &k, &v, MDB_SET_RANGE);
+  while (ready_.empty()) {
+    if (rc == MDB_NOTFOUND) {
+      exhausted_ = true;
+      return Status::OK();
+    }
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read index");
+    std::string_view key = as_view(k);
+    if (!end_.empty() && key >= std::string_view(end_)) {
+      exhausted_ = true;
+      return Status::OK();
+    }
+    // Read every record of this fact.
+    const std::string fact(key.substr(0, key.size() - kTxSuffix));
+    group_.clear();
+    bool giant = false;
+    std::uint64_t hash = 0;
+    while (rc == MDB_SUCCESS) {
+      key = as_view(k);
+      if (key.size() < kTxSuffix || key.substr(0, key.size() - kTxSuffix) != fact) break;
+      DecodedDatom d;
+      if (!decode_datom(index_, key, as_view(v), &d)) {
+        return Status(StatusCode::Corrupt, "an index key is malformed");
+      }
+      giant = d.giant;
+      hash = d.giant_hash;
+      group_.push_back(std::move(d.datom));
+      rc = mdb_cursor_get(cursor_, &k, &v, MDB_NEXT);
+    }
+    if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");
+    resume_ = prefix_successor(fact);
+    if (giant) {
+      Value full;
+      DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), hash, &full));
+      for (Datom& d : group_) d.v = full;
+    }
+    append_visible(group_, view_, ready_);
+    if (rc == MDB_NOTFOUND && ready_.empty()) {
+      exhausted_ = true;
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::store

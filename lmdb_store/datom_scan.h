@@ -1,0 +1,58 @@
+// lmdb_store/datom_scan.h: visible datoms from a key range of one index.
+//
+// A DatomScan walks [start, end) of one index (end empty = to the end), reads the records of
+// each fact together and yields those visible in its TimeView (visibility.h), in index order.
+// Giant values come back whole.
+//
+// Lifetimes: the scan runs on a caller-owned LMDB transaction. Datoms it yields are copies and
+// outlive it. When the caller's transaction handle changes, or the transaction was written
+// through since the last step (a write transaction shared with writers), call reposition() with
+// the current handle: the scan re-seeks to just after the last fact it read.
+// Thread safety: none; one owner.
+#pragma once
+
+#include <lmdb.h>
+
+#include <string>
+#include <vector>
+
+#include "lmdb_store/datom_layout.h"
+#include "lmdb_store/graph_env.h"
+#include "lmdb_store/status.h"
+#include "lmdb_store/visibility.h"
+
+namespace datalog::store {
+
+class DatomScan {
+ public:
+  DatomScan() = default;
+  ~DatomScan();
+  DatomScan(const DatomScan&) = delete;
+  DatomScan& operator=(const DatomScan&) = delete;
+
+  // Starts a scan; positions on the first visible datom (or at the end).
+  Status start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string start_key,
+               std::string end_key, const TimeView& view);
+  bool at_end() const { return pos_ >= ready_.size() && exhausted_; }
+  const Datom& datom() const { return ready_[pos_]; }
+  Status next();
+  Status reposition(MDB_txn* txn);
+  void close();
+
+ private:
+  Status fill();  // reads facts until one has a visible datom, or the range ends
+
+  const GraphEnv* env_ = nullptr;
+  MDB_txn* txn_ = nullptr;
+  MDB_cursor* cursor_ = nullptr;
+  IndexId index_ = IndexId::Eavt;
+  std::string resume_;  // first key not yet read
+  std::string end_;
+  TimeView view_;
+  std::vector<Datom> ready_;
+  std::vector<Datom> group_;
+  std::size_t pos_ = 0;
+  bool exhausted_ = false;
+};
+
+}  // namespace datalog::store

@@ -1,0 +1,377 @@
+#include "lmdb_store/graph_env.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "lmdb_store/meta.h"
+
+namespace datalog::store {
+
+namespace {
+
+constexpr unsigned kMaxTables = 16;
+constexpr unsigned kMaxReaders = 510;
+constexpr auto kWriterPollInterval = std::chrono::milliseconds(2);
+constexpr auto kInitTimeout = std::chrono::milliseconds(10'000);
+
+using FileId = std::pair<dev_t, ino_t>;
+
+// The process-wide registry. Entries are weak: the GraphEnv closes with its last user.
+struct Registry {
+  std::mutex mutex;
+  std::map<FileId, std::weak_ptr<GraphEnv>> open;
+};
+
+Registry& registry() {
+  static auto* r = new Registry();  // never destroyed: outlives every static GraphEnv user
+  return *r;
+}
+
+bool file_id(const std::string& path, FileId* id, off_t* size = nullptr) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  *id = {st.st_dev, st.st_ino};
+  if (size) *size = st.st_size;
+  return true;
+}
+
+}  // namespace
+
+Status GraphEnv::open(const std::string& path, const OpenOptions& options,
+                      std::shared_ptr<GraphEnv>* out) {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  FileId id;
+  const bool exists = file_id(path, &id);
+  if (exists) {
+    auto it = reg.open.find(id);
+    if (it != reg.open.end()) {
+      if (auto shared = it->second.lock(); shared && shared->owner_pid_ == ::getpid()) {
+        *out = std::move(shared);
+        return Status::OK();
+      }
+    }
+  } else if (!options.create) {
+    return Status(StatusCode::CantOpen, fmt::format("graph file '{}' does not exist", path));
+  }
+  std::shared_ptr<GraphEnv> env(new GraphEnv());
+  DATALOG_RETURN_IF_ERROR(env->open_file(path, options));
+  if (!file_id(path, &id)) {
+    return Status(StatusCode::CantOpen,
+                  fmt::format("graph file '{}' vanished while opening: {}", path, strerror(errno)));
+  }
+  reg.open[id] = env;
+  *out = std::move(env);
+  return Status::OK();
+}
+
+Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) {
+  path_ = path;
+  owner_pid_ = ::getpid();
+  delete_on_close_ = options.delete_on_close;
+  FileId id;
+  off_t size = 0;
+  const bool exists = file_id(path, &id, &size);
+  if (exists) {
+    struct stat st {};
+    ::stat(path.c_str(), &st);
+    if (S_ISDIR(st.st_mode)) {
+      return Status(StatusCode::CantOpen, fmt::format("graph path '{}' is a directory", path));
+    }
+    read_only_ = ::access(path.c_str(), W_OK) != 0;
+  }
+  int rc = mdb_env_create(&env_);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "mdb_env_create");
+  mdb_env_set_maxdbs(env_, kMaxTables);
+  mdb_env_set_maxreaders(env_, kMaxReaders);
+  std::size_t map = options.initial_map_bytes ? options.initial_map_bytes : kDefaultMapBytes;
+  if (static_cast<std::size_t>(size) * 2 > map) map = static_cast<std::size_t>(size) * 2;
+  mdb_env_set_mapsize(env_, map);
+  unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD;
+  if (read_only_) flags |= MDB_RDONLY;
+  rc = mdb_env_open(env_, path.c_str(), flags, 0644);
+  if (rc != MDB_SUCCESS) {
+    mdb_env_close(env_);
+    env_ = nullptr;
+    if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH) {
+      return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
+    }
+    if (rc == EACCES || rc == EROFS) {
+      return Status(StatusCode::ReadOnly,
+                    fmt::format("cannot open graph '{}': {} (the graph and its -lock file need "
+                                "write access for locking)",
+                                path, mdb_strerror(rc)));
+    }
+    return Status(StatusCode::CantOpen,
+                  fmt::format("cannot open graph '{}': {}", path, mdb_strerror(rc)));
+  }
+  int dead = 0;
+  mdb_reader_check(env_, &dead);  // clear slots of readers that died
+  if (!read_only_) {
+    writer_lock_fd_ = ::open((path + "-lock").c_str(), O_RDWR | O_CLOEXEC);
+    if (writer_lock_fd_ < 0) {
+      return Status(StatusCode::CantOpen, fmt::format("cannot open the lock file of graph '{}': {}",
+                                                      path, strerror(errno)));
+    }
+  }
+  return init_tables();
+}
+
+GraphEnv::~GraphEnv() {
+  if (owner_pid_ != ::getpid()) return;  // inherited across fork(): never touch the parent's env
+  if (env_) mdb_env_close(env_);
+  if (writer_lock_fd_ >= 0) ::close(writer_lock_fd_);
+  if (delete_on_close_) {
+    ::unlink(path_.c_str());
+    ::unlink((path_ + "-lock").c_str());
+  }
+}
+
+namespace {
+
+struct TableSpec {
+  const char* name;
+  MDB_dbi Tables::*member;
+};
+
+constexpr TableSpec kTableSpecs[] = {
+    {"eavt", &Tables::eavt},     {"aevt", &Tables::aevt},
+    {"avet", &Tables::avet},     {"vaet", &Tables::vaet},
+    {"ident_names", &Tables::ident_names}, {"ident_ids", &Tables::ident_ids},
+    {"txlog", &Tables::txlog},   {"stats", &Tables::stats},
+    {"giants", &Tables::giants}, {"meta", &Tables::meta},
+};
+
+}  // namespace
+
+Status GraphEnv::init_tables() {
+  // First look without writing: an existing graph needs no write transaction to open.
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("open graph '{}'", path_));
+  MDB_dbi main_dbi = 0;
+  MDB_stat main_stat{};
+  mdb_dbi_open(txn, nullptr, 0, &main_dbi);
+  mdb_stat(txn, main_dbi, &main_stat);
+  const bool fresh = main_stat.ms_entries == 0;
+  if (!fresh) {
+    for (const auto& spec : kTableSpecs) {
+      rc = mdb_dbi_open(txn, spec.name, 0, &(tables_.*spec.member));
+      if (rc != MDB_SUCCESS) {
+        mdb_txn_abort(txn);
+        return Status(StatusCode::NotAGraph,
+                      fmt::format("file '{}' is not a graph (an LMDB file without the '{}' table)",
+                                  path_, spec.name));
+      }
+    }
+    std::uint32_t version = 0;
+    Status st = read_format_version(txn, tables_.meta, &version);
+    if (!st.ok()) {
+      mdb_txn_abort(txn);
+      return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph: {}", path_,
+                                                       st.message()));
+    }
+    if (version > kFormatVersion) {
+      mdb_txn_abort(txn);
+      return Status(StatusCode::TooNew,
+                    fmt::format("graph '{}' has format version {}; this build of sqlite-datalog "
+                                "reads versions up to {}",
+                                path_, version, kFormatVersion));
+    }
+    rc = mdb_txn_commit(txn);  // keeps the table handles for the whole environment
+    return status_from_mdb(rc, "open graph tables");
+  }
+  mdb_txn_abort(txn);
+  if (read_only_) {
+    return Status(StatusCode::NotAGraph, fmt::format("file '{}' is empty and read-only", path_));
+  }
+  // A new file: create the tables under the writer lock.
+  DATALOG_RETURN_IF_ERROR(acquire_writer(kInitTimeout));
+  rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+  if (rc != MDB_SUCCESS) {
+    release_writer();
+    return status_from_mdb(rc, "create graph");
+  }
+  Status st;
+  for (const auto& spec : kTableSpecs) {
+    rc = mdb_dbi_open(txn, spec.name, MDB_CREATE, &(tables_.*spec.member));
+    if (rc != MDB_SUCCESS) {
+      st = status_from_mdb(rc, fmt::format("create table '{}'", spec.name));
+      break;
+    }
+  }
+  if (st.ok()) st = initialize_meta(txn, tables_.meta);
+  if (st.ok()) {
+    rc = mdb_txn_commit(txn);
+    st = status_from_mdb(rc, fmt::format("create graph '{}'", path_));
+  } else {
+    mdb_txn_abort(txn);
+  }
+  release_writer();
+  return st;
+}
+
+void GraphEnv::enter_txn() {
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [&] { return !resizing_; });
+  ++active_txns_;
+}
+
+void GraphEnv::leave_txn() {
+  std::lock_guard lock(mutex_);
+  --active_txns_;
+  cv_.notify_all();
+}
+
+Status GraphEnv::begin_read(MDB_txn** txn) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    enter_txn();
+    const int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, txn);
+    if (rc == MDB_SUCCESS) return Status::OK();
+    leave_txn();
+    if (rc == MDB_MAP_RESIZED) {
+      DATALOG_RETURN_IF_ERROR(adopt_resize());
+      continue;
+    }
+    if (rc == MDB_READERS_FULL) {
+      int dead = 0;
+      mdb_reader_check(env_, &dead);
+      if (dead > 0) continue;
+    }
+    return status_from_mdb(rc, fmt::format("read graph '{}'", path_));
+  }
+  return Status(StatusCode::Busy, fmt::format("read graph '{}': could not begin a snapshot", path_));
+}
+
+void GraphEnv::end_read(MDB_txn* txn) {
+  mdb_txn_abort(txn);
+  leave_txn();
+}
+
+Status GraphEnv::acquire_writer(std::chrono::milliseconds timeout) {
+  if (read_only_) {
+    return Status(StatusCode::ReadOnly, fmt::format("graph '{}' is read-only", path_));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  {
+    std::unique_lock lock(mutex_);
+    if (writer_busy_ && writer_thread_ == std::this_thread::get_id()) {
+      return Status(StatusCode::Busy,
+                    fmt::format("graph '{}' is being written by another connection on this thread",
+                                path_));
+    }
+    if (!cv_.wait_until(lock, deadline, [&] { return !writer_busy_; })) {
+      return Status(StatusCode::Busy,
+                    fmt::format("graph '{}' is locked by another writer in this process (waited "
+                                "{} ms)",
+                                path_, timeout.count()));
+    }
+    writer_busy_ = true;
+    writer_thread_ = std::this_thread::get_id();
+  }
+  while (::flock(writer_lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      const int err = errno;
+      release_writer();
+      return Status(StatusCode::IoError,
+                    fmt::format("lock graph '{}' for writing: {}", path_, strerror(err)));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      std::lock_guard lock(mutex_);
+      writer_busy_ = false;
+      writer_thread_ = {};
+      cv_.notify_all();
+      return Status(StatusCode::Busy,
+                    fmt::format("graph '{}' is locked by a writer in another process (waited "
+                                "{} ms)",
+                                path_, timeout.count()));
+    }
+    std::this_thread::sleep_for(kWriterPollInterval);
+  }
+  return Status::OK();
+}
+
+void GraphEnv::release_writer() {
+  ::flock(writer_lock_fd_, LOCK_UN);
+  std::lock_guard lock(mutex_);
+  writer_busy_ = false;
+  writer_thread_ = {};
+  cv_.notify_all();
+}
+
+bool GraphEnv::writer_held_by_this_thread() const {
+  std::lock_guard lock(mutex_);
+  return writer_busy_ && writer_thread_ == std::this_thread::get_id();
+}
+
+Status GraphEnv::begin_write(MDB_txn** txn) {
+  maybe_grow_before_write().ok();  // best effort: a failed early growth is retried on MAP_FULL
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    enter_txn();
+    const int rc = mdb_txn_begin(env_, nullptr, 0, txn);
+    if (rc == MDB_SUCCESS) return Status::OK();
+    leave_txn();
+    if (rc == MDB_MAP_RESIZED) {
+      DATALOG_RETURN_IF_ERROR(adopt_resize());
+      continue;
+    }
+    return status_from_mdb(rc, fmt::format("write graph '{}'", path_));
+  }
+  return Status(StatusCode::Busy, fmt::format("write graph '{}': could not begin", path_));
+}
+
+std::size_t GraphEnv::map_bytes() const {
+  MDB_envinfo info{};
+  mdb_env_info(env_, &info);
+  return info.me_mapsize;
+}
+
+Status GraphEnv::maybe_grow_before_write() {
+  MDB_envinfo info{};
+  MDB_stat stat{};
+  mdb_env_info(env_, &info);
+  mdb_env_stat(env_, &stat);
+  const std::size_t used = (info.me_last_pgno + 1) * static_cast<std::size_t>(stat.ms_psize);
+  if (used * 2 < info.me_mapsize) return Status::OK();
+  return set_map_size_quiesced(info.me_mapsize * 2, std::chrono::milliseconds(100));
+}
+
+Status GraphEnv::grow_map(std::chrono::milliseconds timeout) {
+  return set_map_size_quiesced(map_bytes() * 2, timeout);
+}
+
+Status GraphEnv::adopt_resize() {
+  return set_map_size_quiesced(0, std::chrono::milliseconds(5'000));
+}
+
+Status GraphEnv::set_map_size_quiesced(std::size_t bytes, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (!cv_.wait_until(lock, deadline, [&] { return !resizing_; })) {
+    return Status(StatusCode::Busy, fmt::format("graph '{}': map resize in progress", path_));
+  }
+  resizing_ = true;
+  const bool quiet = cv_.wait_until(lock, deadline, [&] { return active_txns_ == 0; });
+  int rc = MDB_SUCCESS;
+  if (quiet) rc = mdb_env_set_mapsize(env_, bytes);
+  resizing_ = false;
+  cv_.notify_all();
+  if (!quiet) {
+    return Status(StatusCode::Busy,
+                  fmt::format("graph '{}': cannot resize the map while other transactions of this "
+                              "process are open",
+                              path_));
+  }
+  return status_from_mdb(rc, fmt::format("resize the map of graph '{}'", path_));
+}
+
+}  // namespace datalog::store

@@ -1,0 +1,119 @@
+// lmdb_store/graph_env.h: one open graph file (an LMDB environment) shared by a whole process.
+//
+// A graph is a single LMDB file (MDB_NOSUBDIR): `x.graph` plus LMDB's `x.graph-lock`. LMDB
+// forbids opening one file twice in a process, so GraphEnv::open goes through a process-wide
+// registry keyed by device and inode; every SQLite connection of the process that names the file
+// shares one GraphEnv, which closes when the last shared_ptr goes.
+//
+// Named tables (all keys compare with memcmp; see key_coding.h and datom_layout.h):
+//   eavt, aevt, avet, vaet  the four datom indexes (vaet holds references only)
+//   ident_names, ident_ids  idents: encoded keyword/uuid -> entity id, and back
+//   txlog                   per transaction: wall time and datom count, then its datoms
+//   stats                   per attribute: records, distinct entities, distinct values
+//   giants                  full text of values too long for a key, by hash
+//   meta                    format version, last transaction, next ident id, totals
+//
+// Thread safety: every method is safe from any thread. LMDB's rules are enforced here:
+// - Transactions: each LMDB transaction is bracketed by enter_txn()/leave_txn() so that the map
+//   can be grown (which needs no live transaction in the process) when nobody is inside one.
+// - Writers: acquire_writer() is a timed gate in front of mdb_txn_begin. It serialises writers
+//   of this process (LMDB's own lock would deadlock two writers on one thread) and, with flock on
+//   the lock file, writers of other processes, so a second writer gets Busy after its timeout
+//   instead of blocking forever.
+#pragma once
+
+#include <lmdb.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "lmdb_store/status.h"
+
+namespace datalog::store {
+
+inline constexpr std::uint32_t kFormatVersion = 1;
+
+struct Tables {
+  MDB_dbi eavt = 0, aevt = 0, avet = 0, vaet = 0;
+  MDB_dbi ident_names = 0, ident_ids = 0;
+  MDB_dbi txlog = 0, stats = 0, giants = 0, meta = 0;
+};
+
+struct OpenOptions {
+  bool create = true;                      // create the file when missing
+  std::size_t initial_map_bytes = 0;       // 0: the default (kDefaultMapBytes or 2x file size)
+  bool delete_on_close = false;            // private temporary graphs
+};
+
+inline constexpr std::size_t kDefaultMapBytes = std::size_t{64} << 30;  // address space only
+
+class GraphEnv {
+ public:
+  ~GraphEnv();
+  GraphEnv(const GraphEnv&) = delete;
+  GraphEnv& operator=(const GraphEnv&) = delete;
+
+  // Opens (or shares the already open) graph at path.
+  static Status open(const std::string& path, const OpenOptions& options,
+                     std::shared_ptr<GraphEnv>* out);
+
+  MDB_env* env() const { return env_; }
+  const Tables& tables() const { return tables_; }
+  const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
+
+  // Bracket every LMDB transaction. enter_txn waits while the map is being grown.
+  void enter_txn();
+  void leave_txn();
+
+  // Begins a read-only transaction (entering the bracket); adopts another process's map growth.
+  Status begin_read(MDB_txn** txn);
+  // Ends a read transaction begun by begin_read.
+  void end_read(MDB_txn* txn);
+
+  // Writer gate: waits up to timeout for the in-process gate and the cross-process lock.
+  Status acquire_writer(std::chrono::milliseconds timeout);
+  void release_writer();
+  bool writer_held_by_this_thread() const;
+
+  // Begins the top-level write transaction (caller holds the writer gate). Grows the map first
+  // when it is more than half used, and adopts another process's growth.
+  Status begin_write(MDB_txn** txn);
+
+  // Grows the map (doubling) after MDB_MAP_FULL. The caller has ended its transactions; waits
+  // up to timeout for the others of this process to end.
+  Status grow_map(std::chrono::milliseconds timeout);
+
+  std::size_t map_bytes() const;
+
+ private:
+  GraphEnv() = default;
+  Status open_file(const std::string& path, const OpenOptions& options);
+  Status init_tables();
+  Status adopt_resize();
+  Status set_map_size_quiesced(std::size_t bytes, std::chrono::milliseconds timeout);
+  Status maybe_grow_before_write();
+
+  MDB_env* env_ = nullptr;
+  Tables tables_;
+  std::string path_;
+  bool read_only_ = false;
+  bool delete_on_close_ = false;
+  pid_t owner_pid_ = 0;
+  int writer_lock_fd_ = -1;
+
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  int active_txns_ = 0;
+  bool resizing_ = false;
+  bool writer_busy_ = false;
+  std::thread::id writer_thread_;
+};
+
+}  // namespace datalog::store

@@ -1,0 +1,214 @@
+#include "lmdb_store/key_coding.h"
+
+#include <bit>
+#include <cmath>
+
+namespace datalog::store {
+
+namespace {
+
+constexpr std::uint64_t kSignBit = 1ULL << 63;
+constexpr char kTextEnd = 0x00;
+constexpr char kEscape = 0x01;
+constexpr char kGiantMarker = 0x02;
+
+std::uint64_t float_bits(double d) {
+  if (d == 0.0) d = 0.0;  // -0.0 sorts as 0.0
+  const auto bits = std::bit_cast<std::uint64_t>(d);
+  return (bits & kSignBit) ? ~bits : bits ^ kSignBit;
+}
+
+double float_from_bits(std::uint64_t bits) {
+  const std::uint64_t raw = (bits & kSignBit) ? bits ^ kSignBit : ~bits;
+  return std::bit_cast<double>(raw);
+}
+
+std::string_view text_of(const Value& value) {
+  switch (value.kind()) {
+    case ValueKind::String: return value.as_string();
+    case ValueKind::Keyword: return value.as_keyword();
+    case ValueKind::Bytes: return value.as_bytes();
+    default: return {};
+  }
+}
+
+bool is_text_kind(ValueKind kind) {
+  return kind == ValueKind::String || kind == ValueKind::Keyword || kind == ValueKind::Bytes;
+}
+
+Value make_text(ValueKind kind, std::string text) {
+  switch (kind) {
+    case ValueKind::String: return Value::string(std::move(text));
+    case ValueKind::Keyword: return Value::keyword(std::move(text));
+    default: return Value::bytes(std::move(text));
+  }
+}
+
+void put_escaped(std::string& out, std::string_view text) {
+  for (char c : text) {
+    if (c == kTextEnd || c == kEscape) {
+      out += kEscape;
+      out += static_cast<char>(c + 1);
+    } else {
+      out += c;
+    }
+  }
+}
+
+}  // namespace
+
+void put_u64(std::string& out, std::uint64_t x) {
+  for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((x >> shift) & 0xFF);
+}
+
+void put_i64(std::string& out, std::int64_t x) {
+  put_u64(out, static_cast<std::uint64_t>(x) ^ kSignBit);
+}
+
+std::uint64_t get_u64(std::string_view in) {
+  std::uint64_t x = 0;
+  for (int i = 0; i < 8; ++i) x = (x << 8) | static_cast<std::uint8_t>(in[i]);
+  return x;
+}
+
+std::int64_t get_i64(std::string_view in) { return static_cast<std::int64_t>(get_u64(in) ^ kSignBit); }
+
+bool is_giant(const Value& value) {
+  return is_text_kind(value.kind()) && text_of(value).size() > kInlineLimit;
+}
+
+std::uint64_t giant_hash(const Value& value) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text_of(value)) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+void encode_value(std::string& out, const Value& value) {
+  out += static_cast<char>(value.kind());
+  switch (value.kind()) {
+    case ValueKind::Integer: put_i64(out, value.as_integer()); return;
+    case ValueKind::Float: put_u64(out, float_bits(value.as_float())); return;
+    case ValueKind::Boolean: out += static_cast<char>(value.as_boolean() ? 1 : 0); return;
+    case ValueKind::Instant: put_i64(out, value.as_instant()); return;
+    case ValueKind::Ref: put_i64(out, value.as_ref()); return;
+    case ValueKind::Uuid:
+      out.append(reinterpret_cast<const char*>(value.as_uuid().bytes.data()), 16);
+      return;
+    case ValueKind::Nil: return;
+    case ValueKind::String:
+    case ValueKind::Keyword:
+    case ValueKind::Bytes: {
+      const std::string_view text = text_of(value);
+      if (text.size() <= kInlineLimit) {
+        put_escaped(out, text);
+        out += kTextEnd;
+      } else {
+        put_escaped(out, text.substr(0, kInlineLimit));
+        out += kGiantMarker;
+        put_u64(out, giant_hash(value));
+      }
+      return;
+    }
+  }
+}
+
+DecodedValue decode_value(std::string_view in) {
+  DecodedValue d;
+  if (in.empty()) return d;
+  const auto tag = static_cast<std::uint8_t>(in[0]);
+  if (tag > static_cast<std::uint8_t>(ValueKind::Nil)) return d;
+  const auto kind = static_cast<ValueKind>(tag);
+  const std::string_view body = in.substr(1);
+  auto fixed = [&](std::size_t n) { return body.size() >= n; };
+  switch (kind) {
+    case ValueKind::Integer:
+      if (!fixed(8)) return d;
+      d.value = Value::integer(get_i64(body));
+      d.length = 9;
+      break;
+    case ValueKind::Float:
+      if (!fixed(8)) return d;
+      d.value = Value::floating(float_from_bits(get_u64(body)));
+      d.length = 9;
+      break;
+    case ValueKind::Boolean:
+      if (!fixed(1)) return d;
+      d.value = Value::boolean(body[0] != 0);
+      d.length = 2;
+      break;
+    case ValueKind::Instant:
+      if (!fixed(8)) return d;
+      d.value = Value::instant(get_i64(body));
+      d.length = 9;
+      break;
+    case ValueKind::Ref:
+      if (!fixed(8)) return d;
+      d.value = Value::ref(get_i64(body));
+      d.length = 9;
+      break;
+    case ValueKind::Uuid: {
+      if (!fixed(16)) return d;
+      Uuid u;
+      for (std::size_t i = 0; i < 16; ++i) u.bytes[i] = static_cast<std::uint8_t>(body[i]);
+      d.value = Value::uuid(u);
+      d.length = 17;
+      break;
+    }
+    case ValueKind::Nil:
+      d.value = Value::nil();
+      d.length = 1;
+      break;
+    case ValueKind::String:
+    case ValueKind::Keyword:
+    case ValueKind::Bytes: {
+      std::string text;
+      std::size_t i = 0;
+      while (true) {
+        if (i >= body.size()) return d;
+        const char c = body[i];
+        if (text.size() == kInlineLimit && c == kGiantMarker) {
+          if (body.size() < i + 1 + 8) return d;
+          d.giant = true;
+          d.hash = get_u64(body.substr(i + 1));
+          i += 9;
+          break;
+        }
+        if (c == kTextEnd) {
+          ++i;
+          break;
+        }
+        if (c == kEscape) {
+          if (i + 1 >= body.size()) return d;
+          text += static_cast<char>(body[i + 1] - 1);
+          i += 2;
+        } else {
+          text += c;
+          ++i;
+        }
+      }
+      d.value = make_text(kind, std::move(text));
+      d.length = 1 + i;
+      break;
+    }
+  }
+  d.ok = true;
+  return d;
+}
+
+std::string prefix_successor(std::string_view prefix) {
+  std::string s(prefix);
+  while (!s.empty()) {
+    auto last = static_cast<std::uint8_t>(s.back());
+    if (last != 0xFF) {
+      s.back() = static_cast<char>(last + 1);
+      return s;
+    }
+    s.pop_back();
+  }
+  return s;
+}
+
+}  // namespace datalog::store

@@ -1,0 +1,35 @@
+// lmdb_store/meta.h: the graph's metadata table: format version and counters.
+//
+// Keys are short ASCII names; values are big-endian u32/u64. All functions run inside a
+// caller-owned transaction and return Status; none keeps a pointer into the map.
+#pragma once
+
+#include <lmdb.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "lmdb_store/status.h"
+
+namespace datalog::store {
+
+namespace meta_key {
+inline constexpr std::string_view kMagic = "magic";            // "sqlite-datalog graph"
+inline constexpr std::string_view kFormat = "format";          // u32 format version
+inline constexpr std::string_view kLastTx = "last_tx";         // u64 last committed tx counter
+inline constexpr std::string_view kLastTxTime = "last_tx_time";  // i64 wall ms of last_tx
+inline constexpr std::string_view kNextIdent = "next_ident";   // u64 next entity id for idents
+inline constexpr std::string_view kRecords = "records";        // u64 datom records (all indexes' rows)
+inline constexpr std::string_view kEntities = "entities";      // u64 distinct entities in eavt
+}  // namespace meta_key
+
+// Entity ids handed to idents start here, leaving [0, 2^52) to applications that use their own
+// integer row ids as entities (LANGUAGE.md header, rule 4).
+inline constexpr std::uint64_t kFirstIdentId = std::uint64_t{1} << 52;
+
+Status initialize_meta(MDB_txn* txn, MDB_dbi meta);  // idempotent
+Status read_format_version(MDB_txn* txn, MDB_dbi meta, std::uint32_t* version);
+Status read_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint64_t* value);
+Status write_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint64_t value);
+
+}  // namespace datalog::store

@@ -1,0 +1,42 @@
+#include "lmdb_store/status.h"
+
+#include <cerrno>
+
+#include <fmt/format.h>
+#include <lmdb.h>
+
+namespace datalog::store {
+
+Status status_from_mdb(int rc, std::string_view what) {
+  if (rc == MDB_SUCCESS) return Status::OK();
+  const std::string detail = fmt::format("{}: {}", what, mdb_strerror(rc));
+  switch (rc) {
+    case MDB_MAP_FULL:
+    case ENOSPC:
+    case EDQUOT:
+      return Status(StatusCode::Full, detail);
+    case MDB_INVALID:
+    case MDB_VERSION_MISMATCH:
+      return Status(StatusCode::NotAGraph, detail);
+    case MDB_CORRUPTED:
+    case MDB_PAGE_NOTFOUND:
+    case MDB_BAD_TXN:
+      return Status(StatusCode::Corrupt, detail);
+    case EACCES:
+    case EROFS:
+      return Status(StatusCode::ReadOnly, detail);
+    case ENOENT:
+    case ENOTDIR:
+      return Status(StatusCode::CantOpen, detail);
+    case EIO:
+      return Status(StatusCode::IoError, detail);
+    case MDB_READERS_FULL:
+    case EAGAIN:
+    case EBUSY:
+      return Status(StatusCode::Busy, detail);
+    default:
+      return Status(StatusCode::Internal, detail);
+  }
+}
+
+}  // namespace datalog::store

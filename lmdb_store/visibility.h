@@ -1,0 +1,28 @@
+// lmdb_store/visibility.h: which records of one fact are visible in a bi-temporal view.
+//
+// LANGUAGE.md §5 and §12, applied to the records of one (e, a, v), oldest first:
+//  1. transaction time: keep records with tx <= as_of;
+//  2. retractions: with R the latest retraction kept, an assertion is visible iff tx > R
+//     (a Reassert, made after a retraction in the same transaction, iff tx >= R);
+//  3. one row per valid-time window (valid_from, valid_to): the latest assertion of it;
+//  4. valid time: keep valid_from <= valid_at < valid_to, unless any valid time is asked.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "lmdb_store/datom_layout.h"
+
+namespace datalog::store {
+
+struct TimeView {
+  std::uint64_t as_of = std::numeric_limits<std::uint64_t>::max();
+  bool any_valid_time = false;
+  std::int64_t valid_at = 0;  // used unless any_valid_time
+};
+
+// Appends the visible records of group (one fact's records, in key order) to out.
+void append_visible(const std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out);
+
+}  // namespace datalog::store

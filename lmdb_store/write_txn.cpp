@@ -1,0 +1,399 @@
+#include "lmdb_store/write_txn.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine/time_text.h"
+#include "lmdb_store/key_coding.h"
+#include "lmdb_store/meta.h"
+#include "lmdb_store/tx_log_format.h"
+
+namespace datalog::store {
+
+namespace {
+
+MDB_val as_val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
+std::string_view as_view(const MDB_val& v) {
+  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
+}
+
+MDB_dbi table_of(const Tables& t, IndexId index) {
+  switch (index) {
+    case IndexId::Eavt: return t.eavt;
+    case IndexId::Aevt: return t.aevt;
+    case IndexId::Avet: return t.avet;
+    case IndexId::Vaet: return t.vaet;
+  }
+  return t.eavt;
+}
+
+// Length of the key prefix whose first appearance is counted in statistics: an entity (eavt),
+// an (attribute, entity) pair (aevt), an (attribute, value) pair (avet).
+std::size_t counted_prefix(IndexId index, std::size_t key_size) {
+  switch (index) {
+    case IndexId::Eavt: return 8;
+    case IndexId::Aevt: return 16;
+    case IndexId::Avet: return key_size - kTxSuffix - 8;
+    case IndexId::Vaet: return 0;
+  }
+  return 0;
+}
+
+constexpr auto kGrowTimeout = std::chrono::milliseconds(2'000);
+
+}  // namespace
+
+Status WriteTxn::begin(std::shared_ptr<GraphEnv> env, std::chrono::milliseconds busy_timeout,
+                       std::unique_ptr<WriteTxn>* out) {
+  DATALOG_RETURN_IF_ERROR(env->acquire_writer(busy_timeout));
+  std::unique_ptr<WriteTxn> w(new WriteTxn(env));
+  MDB_txn* txn = nullptr;
+  Status st = env->begin_write(&txn);
+  if (!st.ok()) {
+    env->release_writer();
+    return st;
+  }
+  w->stack_.push_back(Level{txn, -1});
+  w->owner_ = std::this_thread::get_id();
+  std::uint64_t last_tx = 0, last_time = 0;
+  st = read_counter(txn, env->tables().meta, meta_key::kLastTx, &last_tx);
+  if (st.ok()) st = read_counter(txn, env->tables().meta, meta_key::kLastTxTime, &last_time);
+  if (!st.ok()) {
+    w->abort();
+    return st;
+  }
+  w->tx_ = last_tx + 1;
+  // Wall time never runs backwards across transactions, so `:as-of "ISO"` can binary search.
+  w->tx_time_ms_ = std::max(now_ms(), static_cast<std::int64_t>(last_time));
+  *out = std::move(w);
+  return Status::OK();
+}
+
+WriteTxn::~WriteTxn() { abort(); }
+
+void WriteTxn::abort() {
+  if (stack_.empty()) return;
+  // Aborting the root aborts its open children too.
+  mdb_txn_abort(stack_.front().txn);
+  stack_.clear();
+  env_->leave_txn();
+  env_->release_writer();
+  discard_pending();
+  touch();
+}
+
+Status WriteTxn::fail(Status st) {
+  abort();
+  if (st.code() == StatusCode::Full && st.message().find("MDB_MAP_FULL") != std::string::npos) {
+    const Status grown = env_->grow_map(kGrowTimeout);
+    st = Status(StatusCode::Full,
+                grown.ok() ? fmt::format("graph '{}' map was full; it has been grown to {} MiB. "
+                                         "The transaction was rolled back: run it again",
+                                         env_->path(), env_->map_bytes() >> 20)
+                           : fmt::format("graph '{}' map is full and could not grow: {}",
+                                         env_->path(), grown.message()));
+  }
+  failure_ = st;
+  return st;
+}
+
+void WriteTxn::discard_pending() {
+  pending_log_.clear();
+  pending_stats_.clear();
+  pending_records_ = 0;
+  pending_entities_ = 0;
+}
+
+Status WriteTxn::put_record(IndexId index, const Datom& d, bool* inserted) {
+  std::string key;
+  encode_datom_key(key, index, d);
+  const std::string vt = encode_valid_to(d.valid_to);
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn(), table_of(env_->tables(), index), &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
+  MDB_val k = as_val(key), v = as_val(vt);
+  rc = mdb_cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
+  if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
+    k = as_val(key);
+    v = as_val(vt);
+    rc = mdb_put(txn(), table_of(env_->tables(), index), &k, &v, 0);
+    mdb_cursor_close(cursor);
+    *inserted = false;
+    return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
+  }
+  if (rc != MDB_SUCCESS) {
+    mdb_cursor_close(cursor);
+    return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
+  }
+  *inserted = true;
+  const std::size_t prefix = counted_prefix(index, key.size());
+  if (prefix > 0) {
+    // Is this the first key with its prefix? Look at the neighbours of the new key.
+    const std::string_view mine = std::string_view(key).substr(0, prefix);
+    bool seen = false;
+    MDB_val nk, nv;
+    if (mdb_cursor_get(cursor, &nk, &nv, MDB_PREV) == MDB_SUCCESS) {
+      seen = as_view(nk).substr(0, prefix) == mine;
+      mdb_cursor_get(cursor, &nk, &nv, MDB_NEXT);
+    }
+    if (!seen && mdb_cursor_get(cursor, &nk, &nv, MDB_NEXT) == MDB_SUCCESS) {
+      seen = as_view(nk).substr(0, prefix) == mine;
+    }
+    if (!seen) {
+      if (index == IndexId::Eavt) ++pending_entities_;
+      if (index == IndexId::Aevt) ++pending_stats_[d.a].entities;
+      if (index == IndexId::Avet) ++pending_stats_[d.a].values;
+    }
+  }
+  mdb_cursor_close(cursor);
+  return Status::OK();
+}
+
+Status WriteTxn::delete_record(IndexId index, const Datom& d) {
+  std::string key;
+  encode_datom_key(key, index, d);
+  MDB_val k = as_val(key);
+  const int rc = mdb_del(txn(), table_of(env_->tables(), index), &k, nullptr);
+  if (rc == MDB_NOTFOUND) return Status::OK();
+  return status_from_mdb(rc, fmt::format("delete from {}", index_name(index)));
+}
+
+Status WriteTxn::write_datom(const Datom& d) {
+  bool inserted = false;
+  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Eavt, d, &inserted));
+  bool also = false;
+  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Aevt, d, &also));
+  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Avet, d, &also));
+  if (d.v.is(ValueKind::Ref)) DATALOG_RETURN_IF_ERROR(put_record(IndexId::Vaet, d, &also));
+  if (inserted) {
+    ++pending_stats_[d.a].records;
+    ++pending_records_;
+  }
+  std::string key;
+  encode_datom_key(key, IndexId::Eavt, d);
+  append_tx_datom(pending_log_, key, encode_valid_to(d.valid_to));
+  ++datom_count_;
+  if (pending_log_.size() >= kTxChunkBytes) DATALOG_RETURN_IF_ERROR(flush_pending());
+  dirty_ = true;
+  touch();
+  return Status::OK();
+}
+
+Status WriteTxn::erase_datom(const Datom& d) {
+  DATALOG_RETURN_IF_ERROR(delete_record(IndexId::Eavt, d));
+  DATALOG_RETURN_IF_ERROR(delete_record(IndexId::Aevt, d));
+  DATALOG_RETURN_IF_ERROR(delete_record(IndexId::Avet, d));
+  if (d.v.is(ValueKind::Ref)) DATALOG_RETURN_IF_ERROR(delete_record(IndexId::Vaet, d));
+  --pending_stats_[d.a].records;
+  --pending_records_;
+  touch();
+  return Status::OK();
+}
+
+Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
+                            std::vector<Datom>* found) {
+  found->clear();
+  std::string prefix;
+  encode_fact_prefix(prefix, IndexId::Eavt, e, a, v);
+  put_u64(prefix, tx_);
+  prefix += static_cast<char>(op);
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn(), env_->tables().eavt, &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open eavt cursor");
+  MDB_val k = as_val(prefix), val;
+  rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
+  while (rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == prefix) {
+    DecodedDatom d;
+    if (decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d)) {
+      d.datom.v = v;  // the caller's full value (the key may hold a giant's prefix)
+      found->push_back(std::move(d.datom));
+    }
+    rc = mdb_cursor_get(cursor, &k, &val, MDB_NEXT);
+  }
+  mdb_cursor_close(cursor);
+  if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read eavt");
+  return Status::OK();
+}
+
+Status WriteTxn::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                             std::int64_t valid_to) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  if (v.is(ValueKind::Float) && std::isnan(v.as_float())) {
+    return Status(StatusCode::InvalidArgument, "cannot store NaN as a value");
+  }
+  Datom d{e, a, v, tx_, Op::Assert, valid_from, valid_to};
+  Status st;
+  if (is_giant(v)) st = store_giant(txn(), env_->tables(), v);
+  if (st.ok() && retracted_) {
+    std::vector<Datom> retractions;
+    st = find_at_tx(e, a, v, Op::Retract, &retractions);
+    if (st.ok() && !retractions.empty()) d.op = Op::Reassert;
+  }
+  if (st.ok()) st = write_datom(d);
+  if (!st.ok() && st.code() != StatusCode::InvalidArgument) return fail(st);
+  return st;
+}
+
+Status WriteTxn::retract_fact(EntityId e, EntityId a, const Value& v) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  // A retraction cancels reassertions made earlier in this same transaction.
+  std::vector<Datom> reasserted;
+  Status st = find_at_tx(e, a, v, Op::Reassert, &reasserted);
+  for (const Datom& d : reasserted) {
+    if (st.ok()) st = erase_datom(d);
+  }
+  if (st.ok() && is_giant(v)) st = store_giant(txn(), env_->tables(), v);
+  if (st.ok()) st = write_datom(Datom{e, a, v, tx_, Op::Retract, tx_time_ms_, kForever});
+  if (!st.ok()) return fail(st);
+  retracted_ = true;
+  return Status::OK();
+}
+
+Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  std::optional<EntityId> existing;
+  Status st = lookup_ident(txn(), env_->tables(), name, &existing);
+  if (st.ok() && existing) {
+    *id = *existing;
+    return st;
+  }
+  if (st.ok()) st = create_ident(txn(), env_->tables(), name, id);
+  if (!st.ok()) return fail(st);
+  dirty_ = true;
+  touch();
+  return st;
+}
+
+Status WriteTxn::flush_pending() {
+  const Tables& t = env_->tables();
+  if (!pending_log_.empty()) {
+    const std::string key = tx_chunk_key(tx_, next_chunk_++);
+    MDB_val k = as_val(key), v = as_val(pending_log_);
+    const int rc = mdb_put(txn(), t.txlog, &k, &v, 0);
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write transaction log");
+    pending_log_.clear();
+  }
+  for (const auto& [attr, delta] : pending_stats_) {
+    AttributeStats s;
+    DATALOG_RETURN_IF_ERROR(read_attribute_stats(txn(), t, attr, &s));
+    s.records = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.records) + delta.records);
+    s.entities = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.entities) + delta.entities);
+    s.values = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.values) + delta.values);
+    DATALOG_RETURN_IF_ERROR(write_attribute_stats(txn(), t, attr, s));
+  }
+  pending_stats_.clear();
+  if (pending_records_ != 0 || pending_entities_ != 0) {
+    std::uint64_t records = 0, entities = 0;
+    DATALOG_RETURN_IF_ERROR(read_counter(txn(), t.meta, meta_key::kRecords, &records));
+    DATALOG_RETURN_IF_ERROR(read_counter(txn(), t.meta, meta_key::kEntities, &entities));
+    DATALOG_RETURN_IF_ERROR(write_counter(
+        txn(), t.meta, meta_key::kRecords,
+        static_cast<std::uint64_t>(static_cast<std::int64_t>(records) + pending_records_)));
+    DATALOG_RETURN_IF_ERROR(write_counter(
+        txn(), t.meta, meta_key::kEntities,
+        static_cast<std::uint64_t>(static_cast<std::int64_t>(entities) + pending_entities_)));
+    pending_records_ = pending_entities_ = 0;
+  }
+  return Status::OK();
+}
+
+Status WriteTxn::savepoint(int level) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  if (stack_.back().savepoint >= level) return Status::OK();  // already open
+  Status st = flush_pending();
+  if (!st.ok()) return fail(st);
+  MDB_txn* child = nullptr;
+  const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
+  if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "begin savepoint"));
+  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_});
+  touch();
+  return Status::OK();
+}
+
+Status WriteTxn::release(int level) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.size() <= 1 || stack_.back().savepoint < level) return Status::OK();
+  Status st = flush_pending();
+  if (!st.ok()) return fail(st);
+  while (stack_.size() > 1 && stack_.back().savepoint >= level) {
+    const int rc = mdb_txn_commit(stack_.back().txn);
+    stack_.pop_back();
+    if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "release savepoint"));
+  }
+  touch();
+  return Status::OK();
+}
+
+Status WriteTxn::rollback_to(int level) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.size() <= 1 || stack_.back().savepoint < level) return Status::OK();
+  discard_pending();
+  Level restored{};
+  while (stack_.size() > 1 && stack_.back().savepoint >= level) {
+    restored = stack_.back();
+    mdb_txn_abort(stack_.back().txn);
+    stack_.pop_back();
+  }
+  datom_count_ = restored.datoms_at_start;
+  next_chunk_ = restored.chunk_at_start;
+  dirty_ = restored.dirty_at_start;
+  touch();
+  // ROLLBACK TO leaves the savepoint open: begin it again.
+  MDB_txn* child = nullptr;
+  const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
+  if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "restart savepoint"));
+  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_});
+  return Status::OK();
+}
+
+Status WriteTxn::commit() {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  if (std::this_thread::get_id() != owner_) {
+    return Status(StatusCode::Misuse,
+                  "a graph transaction must be committed on the thread that began it");
+  }
+  if (!dirty_) {  // nothing written: consume no transaction counter
+    abort();
+    return Status::OK();
+  }
+  Status st = flush_pending();
+  // Fold open savepoints into the root.
+  while (st.ok() && stack_.size() > 1) {
+    const int rc = mdb_txn_commit(stack_.back().txn);
+    stack_.pop_back();
+    if (rc != MDB_SUCCESS) st = status_from_mdb(rc, "commit savepoint");
+  }
+  const Tables& t = env_->tables();
+  if (st.ok() && datom_count_ > 0) {
+    std::string header;
+    put_i64(header, tx_time_ms_);
+    put_u64(header, datom_count_);
+    const std::string key = tx_header_key(tx_);
+    MDB_val k = as_val(key), v = as_val(header);
+    st = status_from_mdb(mdb_put(txn(), t.txlog, &k, &v, 0), "write transaction log");
+    if (st.ok()) st = write_counter(txn(), t.meta, meta_key::kLastTx, tx_);
+    if (st.ok()) {
+      st = write_counter(txn(), t.meta, meta_key::kLastTxTime,
+                         static_cast<std::uint64_t>(tx_time_ms_));
+    }
+  }
+  if (!st.ok()) return fail(st);
+  const int rc = mdb_txn_commit(stack_.front().txn);
+  stack_.clear();
+  env_->leave_txn();
+  env_->release_writer();
+  touch();
+  if (rc != MDB_SUCCESS) {
+    failure_ = status_from_mdb(rc, fmt::format("commit to graph '{}'", env_->path()));
+    return failure_;
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::store

@@ -1,0 +1,111 @@
+// lmdb_store/write_txn.h: one write transaction on a graph: asserts, retractions, savepoints.
+//
+// A WriteTxn is what one SQLite transaction writes: every datom it records shares one
+// transaction counter (the last committed counter + 1) and one wall time, assigned at begin.
+// A transaction that writes nothing commits nothing and consumes no counter.
+//
+// Savepoints are LMDB nested transactions, one per open savepoint level. Pending statistics
+// and log records are kept in memory and written into the innermost LMDB transaction before a
+// savepoint begins, when one is released and at commit, so a rollback to a savepoint discards
+// exactly what was written since.
+//
+// Failure: after an LMDB error (a full disk or map, an I/O error) the whole transaction is
+// aborted at once — nothing of it reaches the file — and every later call returns the same
+// error until the owner calls abort(). A full map is grown for the next attempt.
+//
+// Thread safety: none; one owner at a time. LMDB requires the thread that began the
+// transaction to commit or abort it; commit() from another thread returns Misuse.
+// generation() changes whenever data or the innermost LMDB transaction changes, so readers that
+// share the transaction know when to re-seek their cursors.
+#pragma once
+
+#include <lmdb.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lmdb_store/catalog.h"
+#include "lmdb_store/datom_layout.h"
+#include "lmdb_store/graph_env.h"
+#include "lmdb_store/status.h"
+
+namespace datalog::store {
+
+class WriteTxn {
+ public:
+  static Status begin(std::shared_ptr<GraphEnv> env, std::chrono::milliseconds busy_timeout,
+                      std::unique_ptr<WriteTxn>* out);
+  ~WriteTxn();
+  WriteTxn(const WriteTxn&) = delete;
+  WriteTxn& operator=(const WriteTxn&) = delete;
+
+  std::uint64_t tx() const { return tx_; }
+  std::int64_t tx_time_ms() const { return tx_time_ms_; }
+  MDB_txn* txn() const { return stack_.empty() ? nullptr : stack_.back().txn; }
+  std::uint64_t generation() const { return generation_; }
+  const Status& failure() const { return failure_; }
+  GraphEnv& env() const { return *env_; }
+
+  // Asserts (e, a, v) valid over [valid_from, valid_to).
+  Status assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                     std::int64_t valid_to);
+  // Retracts (e, a, v): every valid-time window of it, from this transaction on.
+  Status retract_fact(EntityId e, EntityId a, const Value& v);
+  // The entity named by a keyword or uuid, created when missing.
+  Status resolve_ident(const Value& name, EntityId* id);
+
+  // SQLite savepoint levels (0-based). Idempotent and tolerant of out-of-order calls.
+  Status savepoint(int level);
+  Status release(int level);
+  Status rollback_to(int level);
+
+  Status commit();  // writes everything and makes it durable; the WriteTxn is then closed
+  void abort();     // discards everything; safe to call more than once
+  bool open() const { return !stack_.empty(); }
+
+ private:
+  struct Level {
+    MDB_txn* txn;
+    int savepoint;  // SQLite savepoint level this LMDB transaction stands for; -1 for the root
+    // What the counters were when this level began, restored when it is rolled back.
+    std::uint64_t datoms_at_start = 0;
+    std::uint32_t chunk_at_start = 0;
+    bool dirty_at_start = false;
+  };
+  struct StatsDelta {
+    std::int64_t records = 0, entities = 0, values = 0;
+  };
+
+  WriteTxn(std::shared_ptr<GraphEnv> env) : env_(std::move(env)) {}
+  Status put_record(IndexId index, const Datom& d, bool* inserted);
+  Status delete_record(IndexId index, const Datom& d);
+  Status write_datom(const Datom& d);
+  Status erase_datom(const Datom& d);
+  Status find_at_tx(EntityId e, EntityId a, const Value& v, Op op, std::vector<Datom>* found);
+  Status flush_pending();
+  Status fail(Status st);  // aborts everything after an LMDB error
+  void discard_pending();
+  void touch() { ++generation_; }
+
+  std::shared_ptr<GraphEnv> env_;
+  std::vector<Level> stack_;
+  std::thread::id owner_;
+  std::uint64_t tx_ = 0;
+  std::int64_t tx_time_ms_ = 0;
+  std::uint64_t generation_ = 0;
+  bool dirty_ = false;
+  bool retracted_ = false;  // a retraction happened: asserts must look for one at this tx
+  std::uint64_t datom_count_ = 0;
+  std::uint32_t next_chunk_ = 0;
+  std::string pending_log_;
+  std::map<EntityId, StatsDelta> pending_stats_;
+  std::int64_t pending_records_ = 0, pending_entities_ = 0;
+  Status failure_;
+};
+
+}  // namespace datalog::store
