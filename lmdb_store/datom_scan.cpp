@@ -67,7 +67,7 @@ Status DatomScan::fill() {
   pos_ = 0;
   if (exhausted_) return Status::OK();
   MDB_val k = as_val(resume_), v;
-  int rc = mdb_cursor_get(cursor_, &k, &v, MDB_SET_RANGE);
+  int rc = mdb_cursor_get(cursor_, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
   while (ready_.empty()) {
     if (rc == MDB_NOTFOUND) {
       exhausted_ = true;

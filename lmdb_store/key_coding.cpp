@@ -198,6 +198,12 @@ DecodedValue decode_value(std::string_view in) {
   return d;
 }
 
+std::string encode_text_prefix(ValueKind kind, std::string_view text) {
+  std::string out(1, static_cast<char>(kind));
+  put_escaped(out, text.substr(0, kInlineLimit));
+  return out;
+}
+
 std::string prefix_successor(std::string_view prefix) {
   std::string s(prefix);
   while (!s.empty()) {

@@ -51,6 +51,11 @@ struct DecodedValue {
 };
 DecodedValue decode_value(std::string_view in);
 
+// The tag and escaped bytes of a text kind (string, keyword, bytes) without its terminator,
+// cut to kInlineLimit bytes: a prefix of the key of every value of that kind whose text starts
+// with text (for range scans over text).
+std::string encode_text_prefix(ValueKind kind, std::string_view text);
+
 // Smallest key greater than every key that starts with prefix (for exclusive range ends);
 // empty when no such key exists (prefix is all 0xFF).
 std::string prefix_successor(std::string_view prefix);

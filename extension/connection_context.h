@@ -1,0 +1,39 @@
+// extension/connection_context.h: what the extension keeps per SQLite connection.
+//
+// Created when the extension is loaded into a connection and destroyed when the connection
+// closes (it is the module's client data). It shares one GraphSession per graph among the
+// connection's tables, and keeps the private temporary graphs of `:memory:` databases alive
+// for as long as the connection (a table reconnected after a schema reset finds its graph).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "extension/graph_session.h"
+#include "extension/sqlite_api.h"
+
+namespace datalog::ext {
+
+class ConnectionContext {
+ public:
+  explicit ConnectionContext(sqlite3* db) : db_(db) {}
+  sqlite3* db() const { return db_; }
+
+  // The session for env on this connection (shared by every table naming that graph).
+  std::shared_ptr<GraphSession> session_for(const std::shared_ptr<store::GraphEnv>& env,
+                                            std::chrono::milliseconds busy_timeout);
+
+  // The temporary graph of table `schema.table` of a database without a file, if made before.
+  std::string temp_graph_path(const std::string& qualified_table) const;
+  void keep_temp_graph(const std::string& qualified_table, std::shared_ptr<store::GraphEnv> env);
+  void forget_temp_graph(const std::string& qualified_table);
+
+ private:
+  sqlite3* db_;
+  std::map<const store::GraphEnv*, std::weak_ptr<GraphSession>> sessions_;
+  std::map<std::string, std::shared_ptr<store::GraphEnv>> temp_graphs_;
+};
+
+}  // namespace datalog::ext

@@ -1,0 +1,77 @@
+// extension/graph_session.h: one SQLite connection's use of one graph.
+//
+// Every store table (and, later, Datalog function) of a connection that names the same graph
+// shares one GraphSession. It ties the graph to SQLite's transaction:
+// - writes: the first xBegin of any of those tables begins one WriteTxn; xSync commits it (its
+//   return code reaches the user, unlike xCommit's); savepoint calls map onto the WriteTxn's
+//   nested transactions. Repeated calls from several tables are harmless.
+// - reads: cursors read through the open WriteTxn (read-your-writes) or else through one read
+//   snapshot shared by all cursors of the session, so a join sees one state of the graph; the
+//   snapshot ends when the last cursor using it stops, so it never pins old pages for the life
+//   of the connection.
+// Thread safety: SQLite serialises calls on a connection; a session belongs to one connection.
+#pragma once
+
+#include <lmdb.h>
+
+#include <chrono>
+#include <memory>
+
+#include "lmdb_store/catalog.h"
+#include "lmdb_store/graph_env.h"
+#include "lmdb_store/status.h"
+#include "lmdb_store/write_txn.h"
+
+namespace datalog::ext {
+
+class GraphSession {
+ public:
+  GraphSession(std::shared_ptr<store::GraphEnv> env, std::chrono::milliseconds busy_timeout)
+      : env_(std::move(env)), busy_timeout_(busy_timeout) {}
+  ~GraphSession();
+  GraphSession(const GraphSession&) = delete;
+  GraphSession& operator=(const GraphSession&) = delete;
+
+  store::GraphEnv& env() const { return *env_; }
+  const std::shared_ptr<store::GraphEnv>& shared_env() const { return env_; }
+
+  // --- writing ---
+  store::Status begin_write();              // idempotent
+  store::WriteTxn* writer() const { return writer_.get(); }  // null outside a transaction
+  store::Status commit();                   // idempotent; ends the transaction
+  void rollback();                          // idempotent
+  store::Status savepoint(int level);
+  store::Status release(int level);
+  store::Status rollback_to(int level);
+
+  // --- reading ---
+  // A read snapshot: ends its LMDB read transaction when its last holder lets go.
+  class Snapshot {
+   public:
+    Snapshot(store::GraphEnv& env, MDB_txn* txn) : env_(env), txn_(txn) {}
+    ~Snapshot() { env_.end_read(txn_); }
+    Snapshot(const Snapshot&) = delete;
+    Snapshot& operator=(const Snapshot&) = delete;
+    MDB_txn* txn() const { return txn_; }
+
+   private:
+    store::GraphEnv& env_;
+    MDB_txn* txn_;
+  };
+  // The snapshot readers share now: the current one while any reader holds it, else a new one.
+  // A commit by this session retires it, so later readers see the commit.
+  store::Status share_snapshot(std::shared_ptr<Snapshot>* out);
+
+  // Planner statistics, refreshed after this session commits.
+  const store::GraphStats& stats();
+
+ private:
+  std::shared_ptr<store::GraphEnv> env_;
+  std::chrono::milliseconds busy_timeout_;
+  std::unique_ptr<store::WriteTxn> writer_;
+  std::weak_ptr<Snapshot> snapshot_;
+  store::GraphStats stats_;
+  bool stats_stale_ = true;
+};
+
+}  // namespace datalog::ext

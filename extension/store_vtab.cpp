@@ -1,0 +1,714 @@
+#include "extension/store_vtab.h"
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/time_text.h"
+#include "extension/connection_context.h"
+#include "extension/errors.h"
+#include "extension/graph_session.h"
+#include "extension/sql_values.h"
+#include "extension/store_plan.h"
+#include "extension/table_arguments.h"
+#include "lmdb_store/catalog.h"
+#include "lmdb_store/datom_layout.h"
+#include "lmdb_store/datom_scan.h"
+#include "lmdb_store/key_coding.h"
+
+namespace datalog::ext {
+
+namespace {
+
+using store::Status;
+using store::StatusCode;
+
+enum Column : int {
+  kE = 0,
+  kA,
+  kV,
+  kVtype,
+  kTx,
+  kTxTime,
+  kValidFrom,
+  kValidTo,
+  kAsOf,
+  kValidAt,
+  kDatom,
+  kColumnCount
+};
+
+constexpr const char* kSchema =
+    "CREATE TABLE x(e, a, v, vtype TEXT, tx INTEGER, tx_time TEXT, valid_from TEXT, "
+    "valid_to TEXT, as_of HIDDEN, valid_at HIDDEN, datom BLOB HIDDEN PRIMARY KEY) WITHOUT ROWID";
+
+struct StoreTable : sqlite3_vtab {
+  ConnectionContext* context = nullptr;
+  std::shared_ptr<GraphSession> session;
+  std::string qualified_name;  // schema.table, for temporary graphs
+};
+
+// A small cache of entity names for one transaction handle.
+class NameCache {
+ public:
+  void reset(MDB_txn* txn, const store::Tables* tables) {
+    txn_ = txn;
+    tables_ = tables;
+    names_.clear();
+  }
+  Status name_of(EntityId id, std::optional<Value>* out) {
+    auto it = names_.find(id);
+    if (it != names_.end()) {
+      *out = it->second;
+      return Status::OK();
+    }
+    Status st = store::ident_name(txn_, *tables_, id, out);
+    if (st.ok() && names_.size() < kMaxCached) names_.emplace(id, *out);
+    return st;
+  }
+
+ private:
+  static constexpr std::size_t kMaxCached = 4096;
+  MDB_txn* txn_ = nullptr;
+  const store::Tables* tables_ = nullptr;
+  std::unordered_map<EntityId, std::optional<Value>> names_;
+};
+
+struct StoreCursor : sqlite3_vtab_cursor {
+  StoreTable* table() const { return static_cast<StoreTable*>(pVtab); }
+
+  // Where rows are read from: the session's write transaction, or a shared snapshot.
+  std::shared_ptr<GraphSession::Snapshot> snapshot;
+  bool via_writer = false;
+  MDB_txn* txn = nullptr;
+  std::uint64_t writer_generation = 0;
+
+  store::IndexId index = store::IndexId::Eavt;
+  std::vector<std::pair<std::string, std::string>> ranges;
+  std::size_t range_pos = 0;
+  store::DatomScan scan;
+  store::TimeView view;
+  bool eof = true;
+  sqlite3_value* as_of_arg = nullptr;
+  sqlite3_value* valid_at_arg = nullptr;
+  NameCache names;
+  std::unordered_map<std::uint64_t, std::int64_t> tx_times;
+
+  ~StoreCursor() {
+    sqlite3_value_free(as_of_arg);
+    sqlite3_value_free(valid_at_arg);
+  }
+};
+
+IdentNamer namer(StoreCursor* c) {
+  return [c](EntityId id, std::optional<Value>* out) { return c->names.name_of(id, out); };
+}
+
+IdentResolver lookup_in(MDB_txn* txn, const store::Tables& tables) {
+  return [txn, &tables](const Value& name, std::optional<EntityId>* out) {
+    return store::lookup_ident(txn, tables, name, out);
+  };
+}
+
+// --- connecting ------------------------------------------------------------------------------
+
+int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* argv,
+                         sqlite3_vtab** out, char** err) {
+  auto* context = static_cast<ConnectionContext*>(aux);
+  StoreTableOptions options;
+  std::string error;
+  if (!parse_store_arguments(db, argv[1], argc - 3, argv + 3, &options, &error)) {
+    *err = sqlite3_mprintf("datalog: %s", error.c_str());
+    return SQLITE_ERROR;
+  }
+  const std::string qualified = fmt::format("{}.{}", argv[1], argv[2]);
+  store::OpenOptions open_options;
+  open_options.initial_map_bytes = options.map_bytes;
+  std::shared_ptr<store::GraphEnv> env;
+  Status st;
+  if (options.path.empty()) {
+    // A database without a file gets a private temporary graph, kept for the connection's life.
+    options.path = context->temp_graph_path(qualified);
+    if (options.path.empty()) {
+      const char* tmpdir = std::getenv("TMPDIR");
+      std::string templ = fmt::format("{}/datalog-XXXXXX.graph", tmpdir && *tmpdir ? tmpdir : "/tmp");
+      const int fd = mkstemps(templ.data(), 6);
+      if (fd < 0) {
+        *err = sqlite3_mprintf("datalog: cannot create a temporary graph in %s",
+                               tmpdir && *tmpdir ? tmpdir : "/tmp");
+        return SQLITE_CANTOPEN;
+      }
+      close(fd);
+      options.path = templ;
+    }
+    open_options.delete_on_close = true;
+    st = store::GraphEnv::open(options.path, open_options, &env);
+    if (st.ok()) context->keep_temp_graph(qualified, env);
+  } else {
+    st = store::GraphEnv::open(options.path, open_options, &env);
+  }
+  if (!st.ok()) {
+    *err = sqlite3_mprintf("datalog: %s", st.message().c_str());
+    return sqlite_code(st);
+  }
+  int rc = sqlite3_declare_vtab(db, kSchema);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+  auto table = std::make_unique<StoreTable>();
+  std::memset(static_cast<sqlite3_vtab*>(table.get()), 0, sizeof(sqlite3_vtab));
+  table->context = context;
+  table->session = context->session_for(env, options.busy_timeout);
+  table->qualified_name = qualified;
+  *out = table.release();
+  return SQLITE_OK;
+}
+
+int store_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                 char** err) {
+  return guarded(nullptr, [&] { return store_connect_common(db, aux, argc, argv, out, err); });
+}
+
+int store_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                  char** err) {
+  return guarded(nullptr, [&] { return store_connect_common(db, aux, argc, argv, out, err); });
+}
+
+int store_disconnect(sqlite3_vtab* vtab) {
+  delete static_cast<StoreTable*>(vtab);
+  return SQLITE_OK;
+}
+
+int store_destroy(sqlite3_vtab* vtab) {
+  auto* table = static_cast<StoreTable*>(vtab);
+  table->context->forget_temp_graph(table->qualified_name);  // the graph file itself is kept
+  delete table;
+  return SQLITE_OK;
+}
+
+// --- planning --------------------------------------------------------------------------------
+
+int store_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  auto* table = static_cast<StoreTable*>(vtab);
+  return guarded(vtab, [&] {
+    UsableConstraints usable;
+    int e = -1, a = -1, v = -1, vtype = -1, lower = -1, upper = -1, as_of = -1, valid_at = -1;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& c = info->aConstraint[i];
+      const bool eq = c.op == SQLITE_INDEX_CONSTRAINT_EQ;
+      if (c.iColumn == kAsOf || c.iColumn == kValidAt) {
+        // A time-travel argument that is not usable yet: ask for a plan where it is.
+        if (eq && !c.usable) return SQLITE_CONSTRAINT;
+        if (eq) (c.iColumn == kAsOf ? as_of : valid_at) = i;
+        continue;
+      }
+      if (!c.usable) continue;
+      if (eq && c.iColumn == kE) e = i;
+      if (eq && c.iColumn == kA) a = i;
+      if (eq && c.iColumn == kV) v = i;
+      if (eq && c.iColumn == kVtype) vtype = i;
+      if (c.iColumn == kV && (c.op == SQLITE_INDEX_CONSTRAINT_GT || c.op == SQLITE_INDEX_CONSTRAINT_GE)) lower = i;
+      if (c.iColumn == kV && (c.op == SQLITE_INDEX_CONSTRAINT_LT || c.op == SQLITE_INDEX_CONSTRAINT_LE)) upper = i;
+    }
+    usable.e = e >= 0;
+    usable.a = a >= 0;
+    usable.v = v >= 0;
+    usable.vtype = vtype >= 0;
+    usable.lower = lower >= 0;
+    usable.upper = upper >= 0;
+    const StorePlan plan = choose_store_plan(usable, table->session->stats());
+    std::string codes;
+    int next_arg = 1;
+    auto use = [&](int constraint, char code, bool omit) {
+      if (constraint < 0) return;
+      info->aConstraintUsage[constraint].argvIndex = next_arg++;
+      info->aConstraintUsage[constraint].omit = omit ? 1 : 0;
+      codes += code;
+    };
+    if (plan.use.e) use(e, 'e', false);
+    if (plan.use.a) use(a, 'a', false);
+    if (plan.use.v) use(v, 'v', false);
+    if (plan.use.vtype) use(vtype, 't', false);
+    if (plan.use.lower) use(lower, '>', false);
+    if (plan.use.upper) use(upper, '<', false);
+    use(as_of, 'o', true);
+    use(valid_at, 'w', true);
+    const std::string idx = fmt::format("{} {}", plan_index_name(plan.index), codes);
+    info->idxNum = static_cast<int>(plan.index);
+    info->idxStr = sqlite3_mprintf("%s", idx.c_str());
+    if (!info->idxStr) return SQLITE_NOMEM;
+    info->needToFreeIdxStr = 1;
+    info->estimatedCost = plan.cost;
+    info->estimatedRows = static_cast<sqlite3_int64>(plan.rows);
+    // Never SQLITE_INDEX_SCAN_UNIQUE: even (e, a, v) can show one row per valid-time window.
+    return SQLITE_OK;
+  });
+}
+
+// --- reading ---------------------------------------------------------------------------------
+
+int store_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  auto* cursor = new (std::nothrow) StoreCursor();
+  if (!cursor) return SQLITE_NOMEM;
+  *out = cursor;
+  return SQLITE_OK;
+}
+
+int store_close(sqlite3_vtab_cursor* cur) {
+  delete static_cast<StoreCursor*>(cur);
+  return SQLITE_OK;
+}
+
+// Points the cursor at the transaction it must read now, re-seeking its scan when that changed.
+Status attach_reader(StoreCursor* c, bool reposition) {
+  GraphSession& session = *c->table()->session;
+  store::WriteTxn* writer = session.writer();
+  if (writer && !writer->failure().ok()) return writer->failure();
+  if (writer && writer->open()) {
+    if (c->via_writer && c->txn == writer->txn() && c->writer_generation == writer->generation()) {
+      return Status::OK();
+    }
+    c->snapshot.reset();
+    c->via_writer = true;
+    c->txn = writer->txn();
+    c->writer_generation = writer->generation();
+  } else {
+    if (!c->via_writer && c->snapshot) return Status::OK();
+    c->via_writer = false;
+    DATALOG_RETURN_IF_ERROR(session.share_snapshot(&c->snapshot));
+    c->txn = c->snapshot->txn();
+  }
+  c->names.reset(c->txn, &session.env().tables());
+  c->tx_times.clear();
+  if (reposition) return c->scan.reposition(c->txn);
+  return Status::OK();
+}
+
+void stop_reading(StoreCursor* c) {
+  c->scan.close();
+  c->snapshot.reset();  // lets the snapshot end, so it never pins old pages
+  c->via_writer = false;
+  c->txn = nullptr;
+  c->eof = true;
+}
+
+// Moves to the next range with a visible datom, or sets eof.
+Status settle(StoreCursor* c) {
+  GraphSession& session = *c->table()->session;
+  while (c->scan.at_end()) {
+    if (++c->range_pos >= c->ranges.size()) {
+      stop_reading(c);
+      return Status::OK();
+    }
+    const auto& [from, to] = c->ranges[c->range_pos];
+    DATALOG_RETURN_IF_ERROR(c->scan.start(session.env(), c->txn, c->index, from, to, c->view));
+  }
+  return Status::OK();
+}
+
+Status read_time_view(StoreCursor* c, store::TimeView* view, std::string* error) {
+  view->valid_at = now_ms();
+  if (c->as_of_arg) {
+    sqlite3_value* v = c->as_of_arg;
+    if (sqlite3_value_type(v) == SQLITE_INTEGER) {
+      if (sqlite3_value_int64(v) < 0) {
+        *error = ":as-of counter must be non-negative";
+        return Status::OK();
+      }
+      view->as_of = static_cast<std::uint64_t>(sqlite3_value_int64(v));
+    } else if (sqlite3_value_type(v) == SQLITE_TEXT) {
+      Converted t = instant_from_sql(v, "as_of");
+      if (!t.value) {
+        *error = t.error;
+        return Status::OK();
+      }
+      DATALOG_RETURN_IF_ERROR(store::tx_as_of_time(c->txn, c->table()->session->env().tables(),
+                                                   t.value->as_instant(), &view->as_of));
+    } else if (sqlite3_value_type(v) != SQLITE_NULL) {
+      *error = "as_of must be a transaction counter (INTEGER) or an ISO 8601 UTC time (TEXT)";
+      return Status::OK();
+    }
+  }
+  if (c->valid_at_arg && sqlite3_value_type(c->valid_at_arg) != SQLITE_NULL) {
+    sqlite3_value* v = c->valid_at_arg;
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(v));
+    if (sqlite3_value_type(v) == SQLITE_TEXT &&
+        (std::strcmp(text, "any") == 0 || std::strcmp(text, ":any-valid-time") == 0)) {
+      view->any_valid_time = true;
+    } else {
+      Converted t = instant_from_sql(v, "valid_at");
+      if (!t.value) {
+        *error = t.error + " (or 'any' for every valid time)";
+        return Status::OK();
+      }
+      view->valid_at = t.value->as_instant();
+    }
+  }
+  return Status::OK();
+}
+
+int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int argc,
+                 sqlite3_value** argv) {
+  auto* c = static_cast<StoreCursor*>(cur);
+  return guarded(cur->pVtab, [&]() -> int {
+    stop_reading(c);
+    c->ranges.clear();
+    c->range_pos = 0;
+    sqlite3_value_free(c->as_of_arg);
+    sqlite3_value_free(c->valid_at_arg);
+    c->as_of_arg = c->valid_at_arg = nullptr;
+    sqlite3_value *e = nullptr, *a = nullptr, *v = nullptr, *vtype = nullptr, *lower = nullptr,
+                  *upper = nullptr;
+    const char* codes = idx_str ? std::strchr(idx_str, ' ') : nullptr;
+    for (int i = 0; codes && codes[i + 1] && i < argc; ++i) {
+      switch (codes[i + 1]) {
+        case 'e': e = argv[i]; break;
+        case 'a': a = argv[i]; break;
+        case 'v': v = argv[i]; break;
+        case 't': vtype = argv[i]; break;
+        case '>': lower = argv[i]; break;
+        case '<': upper = argv[i]; break;
+        case 'o': c->as_of_arg = sqlite3_value_dup(argv[i]); break;
+        case 'w': c->valid_at_arg = sqlite3_value_dup(argv[i]); break;
+        default: break;
+      }
+    }
+    GraphSession& session = *c->table()->session;
+    const store::Tables& tables = session.env().tables();
+    Status st = attach_reader(c, false);
+    if (!st.ok()) return report(cur->pVtab, st);
+    std::string error;
+    st = read_time_view(c, &c->view, &error);
+    if (!st.ok()) return report(cur->pVtab, st);
+    if (!error.empty()) {
+      set_vtab_error(cur->pVtab, error);
+      return SQLITE_ERROR;
+    }
+    const IdentResolver lookup = lookup_in(c->txn, tables);
+    auto plan = static_cast<PlanIndex>(idx_num);
+    std::optional<ValueKind> kind;
+    if (vtype) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(vtype));
+      kind = text ? kind_from_name(text) : std::nullopt;
+      if (!kind) return SQLITE_OK;  // no stored value has that vtype: no rows (cursor at eof)
+    }
+    if (plan == PlanIndex::Vaet && kind != ValueKind::Ref) plan = PlanIndex::Scan;
+
+    std::optional<EntityId> entity, attribute;
+    if (e) {
+      st = entity_from_sql(e, lookup, &entity, &error);
+      if (!st.ok()) return report(cur->pVtab, st);
+      if (!entity) return SQLITE_OK;  // names no entity: no rows
+    }
+    if (a) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(a));
+      if (sqlite3_value_type(a) != SQLITE_TEXT || !is_keyword_text(text)) return SQLITE_OK;
+      st = store::lookup_ident(c->txn, tables, Value::keyword(text), &attribute);
+      if (!st.ok()) return report(cur->pVtab, st);
+      if (!attribute) return SQLITE_OK;
+    }
+    std::vector<Value> values;
+    if (v) {
+      values = equal_candidates(v, kind, lookup);
+      if (values.empty()) return SQLITE_OK;
+    }
+    auto id_prefix = [](EntityId id) {
+      std::string s;
+      store::put_i64(s, id);
+      return s;
+    };
+    auto add_prefix = [&](std::string prefix) {
+      std::string end = store::prefix_successor(prefix);
+      c->ranges.emplace_back(std::move(prefix), std::move(end));
+    };
+    switch (plan) {
+      case PlanIndex::Scan:
+        c->index = store::IndexId::Eavt;
+        c->ranges.emplace_back(std::string(), std::string());
+        break;
+      case PlanIndex::Eavt:
+        c->index = store::IndexId::Eavt;
+        if (!a) {
+          add_prefix(id_prefix(*entity));
+        } else if (!v) {
+          add_prefix(id_prefix(*entity) + id_prefix(*attribute));
+        } else {
+          for (const Value& value : values) {
+            std::string p = id_prefix(*entity) + id_prefix(*attribute);
+            store::encode_value(p, value);
+            add_prefix(std::move(p));
+          }
+        }
+        break;
+      case PlanIndex::Aevt:
+        c->index = store::IndexId::Aevt;
+        add_prefix(id_prefix(*attribute));
+        break;
+      case PlanIndex::Avet:
+        c->index = store::IndexId::Avet;
+        if (v) {
+          for (const Value& value : values) {
+            std::string p = id_prefix(*attribute);
+            store::encode_value(p, value);
+            add_prefix(std::move(p));
+          }
+        } else {
+          for (auto& [from, to] : value_ranges(lower, upper)) {
+            c->ranges.emplace_back(id_prefix(*attribute) + from, id_prefix(*attribute) + to);
+          }
+        }
+        break;
+      case PlanIndex::Vaet:
+        c->index = store::IndexId::Vaet;
+        for (const Value& value : values) {
+          if (value.is(ValueKind::Ref)) add_prefix(id_prefix(value.as_ref()));
+        }
+        break;
+    }
+    if (c->ranges.empty()) return SQLITE_OK;
+    c->eof = false;
+    const auto& [from, to] = c->ranges[0];
+    st = c->scan.start(session.env(), c->txn, c->index, from, to, c->view);
+    if (st.ok()) st = settle(c);
+    return report(cur->pVtab, st);
+  });
+}
+
+int store_next(sqlite3_vtab_cursor* cur) {
+  auto* c = static_cast<StoreCursor*>(cur);
+  return guarded(cur->pVtab, [&] {
+    Status st = attach_reader(c, true);
+    if (st.ok()) st = c->scan.next();
+    if (st.ok()) st = settle(c);
+    if (!st.ok()) stop_reading(c);
+    return report(cur->pVtab, st);
+  });
+}
+
+int store_eof(sqlite3_vtab_cursor* cur) { return static_cast<StoreCursor*>(cur)->eof ? 1 : 0; }
+
+std::int64_t tx_time_of(StoreCursor* c, std::uint64_t tx) {
+  store::WriteTxn* writer = c->table()->session->writer();
+  if (c->via_writer && writer && tx == writer->tx()) return writer->tx_time_ms();
+  auto it = c->tx_times.find(tx);
+  if (it != c->tx_times.end()) return it->second;
+  std::optional<store::TxInfo> info;
+  store::read_tx_info(c->txn, c->table()->session->env().tables(), tx, &info);
+  const std::int64_t ms = info ? info->time_ms : 0;
+  c->tx_times.emplace(tx, ms);
+  return ms;
+}
+
+int store_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
+  auto* c = static_cast<StoreCursor*>(cur);
+  return guarded(cur->pVtab, [&] {
+    const store::Datom& d = c->scan.datom();
+    switch (column) {
+      case kE: result_entity(ctx, d.e, namer(c)); break;
+      case kA: result_entity(ctx, d.a, namer(c)); break;
+      case kV: result_value(ctx, d.v, namer(c)); break;
+      case kVtype: {
+        const std::string_view name = kind_name(d.v.kind());
+        sqlite3_result_text(ctx, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+        break;
+      }
+      case kTx: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(d.tx)); break;
+      case kTxTime: result_instant(ctx, tx_time_of(c, d.tx)); break;
+      case kValidFrom: result_instant(ctx, d.valid_from); break;
+      case kValidTo:
+        if (d.valid_to == store::kForever) {
+          sqlite3_result_null(ctx);
+        } else {
+          result_instant(ctx, d.valid_to);
+        }
+        break;
+      case kAsOf:
+        if (c->as_of_arg) sqlite3_result_value(ctx, c->as_of_arg);
+        break;
+      case kValidAt:
+        if (c->valid_at_arg) sqlite3_result_value(ctx, c->valid_at_arg);
+        break;
+      case kDatom: {
+        std::string key;
+        store::encode_datom_key(key, store::IndexId::Eavt, d);
+        sqlite3_result_blob(ctx, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+        break;
+      }
+      default: break;
+    }
+    return SQLITE_OK;
+  });
+}
+
+// --- writing ---------------------------------------------------------------------------------
+
+Status writer_of(StoreTable* table, store::WriteTxn** out) {
+  DATALOG_RETURN_IF_ERROR(table->session->begin_write());
+  *out = table->session->writer();
+  return Status::OK();
+}
+
+// Decodes the `datom` key of a row (from xColumn) back into its fact.
+Status fact_of_key(store::WriteTxn& w, sqlite3_value* key, store::Datom* out) {
+  if (sqlite3_value_type(key) != SQLITE_BLOB) {
+    return Status(StatusCode::InvalidArgument, "the datom column identifies a row; it is read-only");
+  }
+  const std::string_view bytes(static_cast<const char*>(sqlite3_value_blob(key)),
+                               static_cast<std::size_t>(sqlite3_value_bytes(key)));
+  store::DecodedDatom d;
+  if (!store::decode_datom(store::IndexId::Eavt, bytes, store::encode_valid_to(store::kForever), &d)) {
+    return Status(StatusCode::InvalidArgument, "the datom column does not hold a datom key");
+  }
+  if (d.giant) DATALOG_RETURN_IF_ERROR(store::load_giant(w.txn(), w.env().tables(), d.giant_hash, &d.datom.v));
+  *out = std::move(d.datom);
+  return Status::OK();
+}
+
+Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, std::string* error) {
+  const IdentResolver create = [&w](const Value& name, std::optional<EntityId>* out) {
+    EntityId id = 0;
+    Status st = w.resolve_ident(name, &id);
+    if (st.ok()) *out = id;
+    return st;
+  };
+  (void)table;
+  std::optional<EntityId> e;
+  if (sqlite3_value_type(col[kE]) == SQLITE_NULL) {
+    *error = "e (the entity) is required";
+    return Status::OK();
+  }
+  DATALOG_RETURN_IF_ERROR(entity_from_sql(col[kE], create, &e, error));
+  if (!e) {
+    *error = "e: " + *error;
+    return Status::OK();
+  }
+  const auto* a_text = reinterpret_cast<const char*>(sqlite3_value_text(col[kA]));
+  if (sqlite3_value_type(col[kA]) != SQLITE_TEXT || !is_keyword_text(a_text)) {
+    *error = fmt::format("attribute must be a keyword (':name'), got {}",
+                         a_text ? fmt::format("'{}'", a_text) : std::string("NULL"));
+    return Status::OK();
+  }
+  EntityId a = 0;
+  DATALOG_RETURN_IF_ERROR(w.resolve_ident(Value::keyword(a_text), &a));
+  Converted v = value_from_sql(col[kV], col[kVtype], create);
+  if (!v.value) {
+    *error = "v: " + v.error;
+    return Status::OK();
+  }
+  std::int64_t valid_from = w.tx_time_ms(), valid_to = store::kForever;
+  if (sqlite3_value_type(col[kValidFrom]) != SQLITE_NULL) {
+    Converted t = instant_from_sql(col[kValidFrom], "valid_from");
+    if (!t.value) {
+      *error = t.error;
+      return Status::OK();
+    }
+    valid_from = t.value->as_instant();
+  }
+  if (sqlite3_value_type(col[kValidTo]) != SQLITE_NULL) {
+    Converted t = instant_from_sql(col[kValidTo], "valid_to");
+    if (!t.value) {
+      *error = t.error;
+      return Status::OK();
+    }
+    valid_to = t.value->as_instant();
+  }
+  return w.assert_fact(*e, a, *v.value, valid_from, valid_to);
+}
+
+int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) {
+  auto* table = static_cast<StoreTable*>(vtab);
+  return guarded(vtab, [&] {
+    store::WriteTxn* w = nullptr;
+    Status st = writer_of(table, &w);
+    if (!st.ok()) return report(vtab, st);
+    const bool deleting = sqlite3_value_type(argv[0]) != SQLITE_NULL;
+    if (deleting) {
+      store::Datom old;
+      st = fact_of_key(*w, argv[0], &old);
+      if (st.ok()) st = w->retract_fact(old.e, old.a, old.v);
+      if (!st.ok()) return report(vtab, st);
+    }
+    if (argc == 1) return SQLITE_OK;
+    std::string error;
+    st = insert_row(table, *w, argv + 2, &error);
+    if (!st.ok()) return report(vtab, st);
+    if (!error.empty()) {
+      set_vtab_error(vtab, error);
+      return SQLITE_ERROR;
+    }
+    return SQLITE_OK;
+  });
+}
+
+// --- transactions ----------------------------------------------------------------------------
+
+int store_begin(sqlite3_vtab* vtab) {
+  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->begin_write()); });
+}
+int store_sync(sqlite3_vtab* vtab) {
+  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->commit()); });
+}
+int store_commit(sqlite3_vtab* vtab) {
+  // Committed in xSync, whose result SQLite reports; this only makes sure nothing lingers.
+  return guarded(vtab, [&] {
+    static_cast<StoreTable*>(vtab)->session->rollback();
+    return SQLITE_OK;
+  });
+}
+int store_rollback(sqlite3_vtab* vtab) {
+  return guarded(vtab, [&] {
+    static_cast<StoreTable*>(vtab)->session->rollback();
+    return SQLITE_OK;
+  });
+}
+int store_savepoint(sqlite3_vtab* vtab, int level) {
+  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->savepoint(level)); });
+}
+int store_release(sqlite3_vtab* vtab, int level) {
+  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->release(level)); });
+}
+int store_rollback_to(sqlite3_vtab* vtab, int level) {
+  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->rollback_to(level)); });
+}
+
+int store_rename(sqlite3_vtab*, const char*) { return SQLITE_OK; }
+
+sqlite3_module make_module() {
+  sqlite3_module m{};
+  m.iVersion = 2;  // savepoints
+  m.xCreate = store_create;
+  m.xConnect = store_connect;
+  m.xBestIndex = store_best_index;
+  m.xDisconnect = store_disconnect;
+  m.xDestroy = store_destroy;
+  m.xOpen = store_open;
+  m.xClose = store_close;
+  m.xFilter = store_filter;
+  m.xNext = store_next;
+  m.xEof = store_eof;
+  m.xColumn = store_column;
+  m.xUpdate = store_update;
+  m.xBegin = store_begin;
+  m.xSync = store_sync;
+  m.xCommit = store_commit;
+  m.xRollback = store_rollback;
+  m.xRename = store_rename;
+  m.xSavepoint = store_savepoint;
+  m.xRelease = store_release;
+  m.xRollbackTo = store_rollback_to;
+  return m;
+}
+
+const sqlite3_module kStoreModule = make_module();
+
+}  // namespace
+
+int register_store_module(sqlite3* db, void* context, void (*destroy)(void*)) {
+  return sqlite3_create_module_v2(db, "datalog", &kStoreModule, context, destroy);
+}
+
+}  // namespace datalog::ext

@@ -1,0 +1,116 @@
+#include "extension/table_arguments.h"
+
+#include <charconv>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace datalog::ext {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+// SQL-style dequoting: 'a''b', "a", `a`, [a].
+std::string dequote(std::string_view s) {
+  s = trim(s);
+  if (s.size() < 2) return std::string(s);
+  const char open = s.front();
+  const char close = open == '[' ? ']' : open;
+  if ((open != '\'' && open != '"' && open != '`' && open != '[') || s.back() != close) {
+    return std::string(s);
+  }
+  std::string out;
+  for (std::size_t i = 1; i + 1 < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == close && open != '[' && i + 2 < s.size() && s[i + 1] == close) ++i;
+  }
+  return out;
+}
+
+bool parse_number(std::string_view text, long long* out) {
+  text = trim(text);
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && ptr == text.data() + text.size() && *out >= 0;
+}
+
+std::string folder_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+}  // namespace
+
+std::string graph_path_beside(const std::string& database_path) {
+  const auto slash = database_path.rfind('/');
+  const auto dot = database_path.rfind('.');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  return (has_extension ? database_path.substr(0, dot) : database_path) + ".graph";
+}
+
+bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char* const* argv,
+                           StoreTableOptions* out, std::string* error) {
+  const char* db_file = sqlite3_db_filename(db, schema);
+  const std::string database_path = db_file ? db_file : "";
+  std::string file;
+  bool file_given = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string_view arg = trim(argv[i]);
+    const auto eq = arg.find('=');
+    const bool quoted = !arg.empty() && (arg.front() == '\'' || arg.front() == '"');
+    if (eq == std::string_view::npos || quoted) {
+      if (i != 0 || file_given) {
+        *error = fmt::format("unexpected argument {}: expected key=value (file, busy_timeout, "
+                             "map_size_mb)", arg);
+        return false;
+      }
+      file = dequote(arg);
+      file_given = true;
+      continue;
+    }
+    const std::string key(trim(arg.substr(0, eq)));
+    const std::string value = dequote(arg.substr(eq + 1));
+    long long number = 0;
+    if (key == "file") {
+      if (file_given) {
+        *error = "the graph file is given twice";
+        return false;
+      }
+      file = value;
+      file_given = true;
+    } else if (key == "busy_timeout") {
+      if (!parse_number(value, &number)) {
+        *error = fmt::format("busy_timeout must be a number of milliseconds, got '{}'", value);
+        return false;
+      }
+      out->busy_timeout = std::chrono::milliseconds(number);
+    } else if (key == "map_size_mb") {
+      if (!parse_number(value, &number) || number == 0) {
+        *error = fmt::format("map_size_mb must be a positive number, got '{}'", value);
+        return false;
+      }
+      out->map_bytes = static_cast<std::size_t>(number) << 20;
+    } else {
+      *error = fmt::format("unknown argument '{}': expected file, busy_timeout or map_size_mb", key);
+      return false;
+    }
+  }
+  if (file_given && file.empty()) {
+    *error = "the graph file name is empty";
+    return false;
+  }
+  if (!file_given) {
+    out->path = database_path.empty() ? std::string() : graph_path_beside(database_path);
+  } else if (file.front() == '/' || database_path.empty()) {
+    out->path = file;
+  } else {
+    out->path = folder_of(database_path) + file;
+  }
+  return true;
+}
+
+}  // namespace datalog::ext

@@ -1,0 +1,34 @@
+// extension/table_arguments.h: the arguments of CREATE VIRTUAL TABLE ... USING datalog(...).
+//
+//   USING datalog                       the graph beside the database: app.db -> app.graph;
+//                                       a private temporary graph for :memory: and temp databases
+//   USING datalog('people.graph')       a path; relative paths are relative to the database's
+//                                       folder (the current directory for :memory:)
+//   USING datalog(file='x.graph', busy_timeout=2000, map_size_mb=1024)
+//     busy_timeout  ms a writer waits for another writer before SQLITE_BUSY (default 5000)
+//     map_size_mb   initial LMDB map size (default 65536; address space, not disk; it grows)
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "extension/sqlite_api.h"
+
+namespace datalog::ext {
+
+struct StoreTableOptions {
+  std::string path;        // empty: a private temporary graph
+  std::chrono::milliseconds busy_timeout{5000};
+  std::size_t map_bytes = 0;  // 0: the store's default
+};
+
+// Parses module arguments argv[0..argc) (SQLite's argv[3..]). On failure returns false with a
+// message naming the bad argument.
+bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char* const* argv,
+                           StoreTableOptions* out, std::string* error);
+
+// "app.db" -> "app.graph"; "data/app" -> "data/app.graph".
+std::string graph_path_beside(const std::string& database_path);
+
+}  // namespace datalog::ext
