@@ -36,6 +36,21 @@ Registry& registry() {
   return *r;
 }
 
+// LMDB's meta page starts with a 16-byte page header followed by the magic 0xBEEFC0DE (native
+// byte order). Checking it first keeps mdb_env_open from creating a -lock file beside a file
+// that is not a graph at all.
+constexpr std::uint32_t kLmdbMagic = 0xBEEFC0DE;
+constexpr std::size_t kLmdbMagicOffset = 16;
+
+bool looks_like_lmdb(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // let mdb_env_open report why it cannot be read
+  std::uint32_t magic = 0;
+  const ssize_t n = ::pread(fd, &magic, sizeof magic, kLmdbMagicOffset);
+  ::close(fd);
+  return n == static_cast<ssize_t>(sizeof magic) && magic == kLmdbMagic;
+}
+
 bool file_id(const std::string& path, FileId* id, off_t* size = nullptr) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
@@ -88,7 +103,12 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
       return Status(StatusCode::CantOpen, fmt::format("graph path '{}' is a directory", path));
     }
     read_only_ = ::access(path.c_str(), W_OK) != 0;
+    if (size > 0 && !looks_like_lmdb(path)) {
+      return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
+    }
   }
+  const std::string lock_path = path + "-lock";
+  const bool lock_existed = ::access(lock_path.c_str(), F_OK) == 0;
   int rc = mdb_env_create(&env_);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "mdb_env_create");
   mdb_env_set_maxdbs(env_, kMaxTables);
@@ -102,6 +122,7 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
   if (rc != MDB_SUCCESS) {
     mdb_env_close(env_);
     env_ = nullptr;
+    if (!lock_existed) ::unlink(lock_path.c_str());
     if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH) {
       return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
     }

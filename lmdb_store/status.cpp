@@ -13,6 +13,7 @@ Status status_from_mdb(int rc, std::string_view what) {
   switch (rc) {
     case MDB_MAP_FULL:
     case ENOSPC:
+    case EFBIG:
     case EDQUOT:
       return Status(StatusCode::Full, detail);
     case MDB_INVALID:
