@@ -16,6 +16,7 @@ int sqlite_code(const store::Status& status) {
     case StatusCode::InvalidArgument: return SQLITE_ERROR;
     case StatusCode::Misuse: return SQLITE_MISUSE;
     case StatusCode::IoError: return SQLITE_IOERR;
+    case StatusCode::Interrupted: return SQLITE_INTERRUPT;
     case StatusCode::Internal: return SQLITE_ERROR;
   }
   return SQLITE_ERROR;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/datom.h"
 #include "engine/value.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
@@ -54,7 +55,6 @@ Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::option
 // The last transaction whose wall time is <= time_ms (0 when none): `:as-of "ISO"`.
 Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::uint64_t* tx);
 // Datoms recorded for tx, in the order they were written.
-struct Datom;
 Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out);
 
 }  // namespace datalog::store

@@ -15,10 +15,10 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <string_view>
 
+#include "engine/datom.h"
 #include "engine/value.h"
 
 namespace datalog::store {
@@ -26,22 +26,11 @@ namespace datalog::store {
 enum class IndexId : std::uint8_t { Eavt, Aevt, Avet, Vaet };
 std::string_view index_name(IndexId index);
 
-// Retract < Assert < Reassert within one transaction. Reassert marks an assertion made after
-// a retraction of the same fact in the same transaction: it survives that retraction.
-enum class Op : std::uint8_t { Retract = 0, Assert = 1, Reassert = 2 };
+using datalog::Datom;
+using datalog::kForever;
+using datalog::Op;
 
-inline constexpr std::int64_t kForever = std::numeric_limits<std::int64_t>::max();
 inline constexpr std::size_t kTxSuffix = 8 + 1 + 8;
-
-struct Datom {
-  EntityId e = 0;
-  EntityId a = 0;
-  Value v;
-  std::uint64_t tx = 0;
-  Op op = Op::Assert;
-  std::int64_t valid_from = 0;
-  std::int64_t valid_to = kForever;
-};
 
 // Appends the key of datom in index. For Vaet, datom.v must be a ref.
 void encode_datom_key(std::string& out, IndexId index, const Datom& datom);

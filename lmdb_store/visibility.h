@@ -16,11 +16,7 @@
 
 namespace datalog::store {
 
-struct TimeView {
-  std::uint64_t as_of = std::numeric_limits<std::uint64_t>::max();
-  bool any_valid_time = false;
-  std::int64_t valid_at = 0;  // used unless any_valid_time
-};
+using datalog::TimeView;
 
 // Appends the visible records of group (one fact's records, in key order) to out.
 void append_visible(const std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out);

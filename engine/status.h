@@ -1,0 +1,50 @@
+// engine/status.h: the outcome of a fallible operation, in every layer.
+//
+// Expected failures (busy, full disk, a file that is not a graph, bad input, a query error) are
+// Status values, never exceptions. Each carries a code the SQLite glue maps to a result code,
+// and a message that says what happened and where. Status is a plain value type.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace datalog {
+
+enum class StatusCode {
+  Ok,
+  Busy,             // another writer holds the graph; try again later
+  Full,             // disk or map full
+  NotAGraph,        // the file exists but is not a graph of ours
+  TooNew,           // written by a newer format version
+  ReadOnly,         // the graph cannot be written
+  CantOpen,         // the file or its folder cannot be opened or created
+  Corrupt,          // the file's contents break an invariant
+  InvalidArgument,  // the caller passed a value that cannot be stored
+  Misuse,           // API used against its contract (wrong thread, no transaction)
+  IoError,
+  Interrupted,      // sqlite3_interrupt or a caller's cancellation
+  Internal,
+};
+
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status OK() { return Status(); }
+
+  bool ok() const { return code_ == StatusCode::Ok; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::Ok;
+  std::string message_;
+};
+
+#define DATALOG_RETURN_IF_ERROR(expr)   \
+  do {                                  \
+    ::datalog::Status _st = (expr);     \
+    if (!_st.ok()) return _st;          \
+  } while (0)
+
+}  // namespace datalog
