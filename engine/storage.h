@@ -1,0 +1,67 @@
+// engine/storage.h: what the Datalog engine needs from a graph store. The engine owns this
+// interface; lmdb_store implements it (lmdb_store/graph_access.h). The engine knows no LMDB.
+//
+// A GraphReader is one consistent snapshot of one graph (or a write transaction's view, which
+// includes its own writes). A GraphWriter adds writes to it. Neither is thread-safe: one
+// evaluation uses one at a time. Datoms passed to callbacks are valid only during the call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/datom.h"
+#include "engine/status.h"
+#include "engine/value.h"
+
+namespace datalog {
+
+// The parts of a datom a scan fixes. v is matched exactly (kind and value).
+struct DatomFilter {
+  std::optional<EntityId> e;
+  std::optional<EntityId> a;
+  std::optional<Value> v;
+};
+
+// A rule as persisted in the graph: its name and its source text `(rule [...])`.
+struct StoredRule {
+  std::string name;
+  std::string source;
+};
+
+class GraphReader {
+ public:
+  virtual ~GraphReader() = default;
+
+  // Calls each(datom) for every datom visible in view that matches filter, in index order,
+  // until each returns false.
+  virtual Status scan(const DatomFilter& filter, const TimeView& view,
+                      const std::function<bool(const Datom&)>& each) = 0;
+  // About how many records a scan with filter reads (for join ordering); cheap.
+  virtual double estimate(const DatomFilter& filter) = 0;
+
+  // Idents: a keyword or uuid naming an entity.
+  virtual Status entity_of(const Value& ident, std::optional<EntityId>* out) = 0;
+  virtual Status ident_of(EntityId id, std::optional<Value>* out) = 0;
+
+  virtual Status tx_as_of_time(std::int64_t ms, std::uint64_t* tx) = 0;  // `:as-of "ISO"`
+  virtual Status rules(std::vector<StoredRule>* out) = 0;  // persisted rules, oldest first
+};
+
+class GraphWriter : public GraphReader {
+ public:
+  std::uint64_t virtual tx() const = 0;           // the counter this transaction will commit
+  std::int64_t virtual tx_time_ms() const = 0;    // its wall time
+  // The entity an ident names, created when missing.
+  virtual Status resolve_ident(const Value& ident, EntityId* out) = 0;
+  virtual Status assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                             std::int64_t valid_to) = 0;
+  virtual Status retract_fact(EntityId e, EntityId a, const Value& v) = 0;
+  virtual Status add_rule(const StoredRule& rule) = 0;
+  // Removes every rule named name; *removed says how many.
+  virtual Status remove_rules(const std::string& name, int* removed) = 0;
+};
+
+}  // namespace datalog
