@@ -208,4 +208,63 @@ Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vect
   return st;
 }
 
+// Rules: key = sequence number (u64 BE), data = name, NUL, source text.
+Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out) {
+  out->clear();
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn, t.rules, &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read rules");
+  MDB_val k, v;
+  rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+  while (rc == MDB_SUCCESS) {
+    const std::string_view data = as_view(v);
+    const auto nul = data.find('\0');
+    if (nul != std::string_view::npos) {
+      out->push_back(StoredRule{std::string(data.substr(0, nul)), std::string(data.substr(nul + 1))});
+    }
+    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+  }
+  mdb_cursor_close(cursor);
+  if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read rules");
+  return Status::OK();
+}
+
+Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule) {
+  std::uint64_t seq = 0;
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kNextRule, &seq));
+  std::string key;
+  put_u64(key, seq);
+  std::string data = rule.name;
+  data += '\0';
+  data += rule.source;
+  MDB_val k = as_val(key), v = as_val(data);
+  const int rc = mdb_put(txn, t.rules, &k, &v, 0);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write rule");
+  return write_counter(txn, t.meta, meta_key::kNextRule, seq + 1);
+}
+
+Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, int* removed) {
+  *removed = 0;
+  std::vector<std::string> doomed;
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn, t.rules, &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rules");
+  MDB_val k, v;
+  rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+  while (rc == MDB_SUCCESS) {
+    const std::string_view data = as_view(v);
+    if (data.substr(0, data.find('\0')) == name) doomed.emplace_back(as_view(k));
+    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+  }
+  mdb_cursor_close(cursor);
+  if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "delete rules");
+  for (const std::string& key : doomed) {
+    MDB_val dk = as_val(key);
+    rc = mdb_del(txn, t.rules, &dk, nullptr);
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rule");
+    ++*removed;
+  }
+  return Status::OK();
+}
+
 }  // namespace datalog::store

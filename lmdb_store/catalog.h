@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/datom.h"
+#include "engine/storage.h"
 #include "engine/value.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
@@ -56,5 +57,11 @@ Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::option
 Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::uint64_t* tx);
 // Datoms recorded for tx, in the order they were written.
 Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out);
+
+// --- rules -------------------------------------------------------------------------------------
+// Rules in the order they were added.
+Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out);
+Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule);
+Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, int* removed);
 
 }  // namespace datalog::store

@@ -170,6 +170,7 @@ constexpr TableSpec kTableSpecs[] = {
     {"ident_names", &Tables::ident_names}, {"ident_ids", &Tables::ident_ids},
     {"txlog", &Tables::txlog},   {"stats", &Tables::stats},
     {"giants", &Tables::giants}, {"meta", &Tables::meta},
+    {"rules", &Tables::rules},
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 //   txlog                   per transaction: wall time and datom count, then its datoms
 //   stats                   per attribute: records, distinct entities, distinct values
 //   giants                  full text of values too long for a key, by hash
+//   rules                   Datalog rules: sequence number -> name, source text
 //   meta                    format version, last transaction, next ident id, totals
 //
 // Thread safety: every method is safe from any thread. LMDB's rules are enforced here:
@@ -42,7 +43,7 @@ inline constexpr std::uint32_t kFormatVersion = 1;
 struct Tables {
   MDB_dbi eavt = 0, aevt = 0, avet = 0, vaet = 0;
   MDB_dbi ident_names = 0, ident_ids = 0;
-  MDB_dbi txlog = 0, stats = 0, giants = 0, meta = 0;
+  MDB_dbi txlog = 0, stats = 0, giants = 0, meta = 0, rules = 0;
 };
 
 struct OpenOptions {

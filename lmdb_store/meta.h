@@ -21,6 +21,7 @@ inline constexpr std::string_view kLastTxTime = "last_tx_time";  // i64 wall ms 
 inline constexpr std::string_view kNextIdent = "next_ident";   // u64 next entity id for idents
 inline constexpr std::string_view kRecords = "records";        // u64 datom records (all indexes' rows)
 inline constexpr std::string_view kEntities = "entities";      // u64 distinct entities in eavt
+inline constexpr std::string_view kNextRule = "next_rule";     // u64 sequence of the next rule
 }  // namespace meta_key
 
 // Entity ids handed to idents start here, leaving [0, 2^52) to applications that use their own

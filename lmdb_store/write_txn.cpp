@@ -1,5 +1,6 @@
 #include "lmdb_store/write_txn.h"
 
+#include <atomic>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -42,6 +43,10 @@ std::size_t counted_prefix(IndexId index, std::size_t key_size) {
 
 constexpr auto kGrowTimeout = std::chrono::milliseconds(2'000);
 
+// Generations are unique across all WriteTxns, so a reader can never mistake a new
+// transaction for the one it last saw.
+std::atomic<std::uint64_t> g_generation{0};
+
 }  // namespace
 
 Status WriteTxn::begin(std::shared_ptr<GraphEnv> env, std::chrono::milliseconds busy_timeout,
@@ -71,6 +76,8 @@ Status WriteTxn::begin(std::shared_ptr<GraphEnv> env, std::chrono::milliseconds 
 }
 
 WriteTxn::~WriteTxn() { abort(); }
+
+void WriteTxn::touch() { generation_ = ++g_generation; }
 
 void WriteTxn::abort() {
   if (stack_.empty()) return;
@@ -264,6 +271,26 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
   if (st.ok()) st = create_ident(txn(), env_->tables(), name, id);
   if (!st.ok()) return fail(st);
   dirty_ = true;
+  touch();
+  return st;
+}
+
+Status WriteTxn::add_rule(const StoredRule& rule) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  const Status st = write_rule(txn(), env_->tables(), rule);
+  if (!st.ok()) return fail(st);
+  dirty_ = true;
+  touch();
+  return st;
+}
+
+Status WriteTxn::remove_rules(const std::string& name, int* removed) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  const Status st = delete_rules(txn(), env_->tables(), name, removed);
+  if (!st.ok()) return fail(st);
+  if (*removed > 0) dirty_ = true;
   touch();
   return st;
 }

@@ -58,6 +58,9 @@ class WriteTxn {
   Status retract_fact(EntityId e, EntityId a, const Value& v);
   // The entity named by a keyword or uuid, created when missing.
   Status resolve_ident(const Value& name, EntityId* id);
+  // Rules persist in the graph with the transaction (a rolled-back rule is gone too).
+  Status add_rule(const StoredRule& rule);
+  Status remove_rules(const std::string& name, int* removed);
 
   // SQLite savepoint levels (0-based). Idempotent and tolerant of out-of-order calls.
   Status savepoint(int level);
@@ -90,7 +93,7 @@ class WriteTxn {
   Status flush_pending();
   Status fail(Status st);  // aborts everything after an LMDB error
   void discard_pending();
-  void touch() { ++generation_; }
+  void touch();
 
   std::shared_ptr<GraphEnv> env_;
   std::vector<Level> stack_;

@@ -1,0 +1,142 @@
+#include "lmdb_store/graph_access.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lmdb_store/datom_scan.h"
+#include "lmdb_store/key_coding.h"
+
+namespace datalog::store {
+
+namespace {
+
+std::string id_bytes(EntityId id) {
+  std::string s;
+  put_i64(s, id);
+  return s;
+}
+
+}  // namespace
+
+Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
+                         const std::function<bool(const Datom&)>& each) {
+  IndexId index = IndexId::Eavt;
+  std::string prefix;
+  bool exact = true;  // the key range holds only matching datoms
+  if (f.e) {
+    prefix = id_bytes(*f.e);
+    if (f.a) {
+      prefix += id_bytes(*f.a);
+      if (f.v) encode_value(prefix, *f.v);
+    } else {
+      exact = !f.v;
+    }
+  } else if (f.a && f.v) {
+    index = IndexId::Avet;
+    prefix = id_bytes(*f.a);
+    encode_value(prefix, *f.v);
+  } else if (f.a) {
+    index = IndexId::Aevt;
+    prefix = id_bytes(*f.a);
+  } else if (f.v && f.v->is(ValueKind::Ref)) {
+    index = IndexId::Vaet;
+    prefix = id_bytes(f.v->as_ref());
+  } else {
+    exact = !f.v;
+  }
+  const std::string end = prefix.empty() ? std::string() : prefix_successor(prefix);
+  DatomScan s;
+  DATALOG_RETURN_IF_ERROR(s.start(env_, txn(), index, prefix, end, view));
+  while (!s.at_end()) {
+    const Datom& d = s.datom();
+    if (exact || ((!f.v || d.v == *f.v) && (!f.a || d.a == *f.a))) {
+      if (!each(d)) return Status::OK();
+    }
+    DATALOG_RETURN_IF_ERROR(s.next());
+  }
+  return Status::OK();
+}
+
+const GraphStats& GraphAccess::graph_stats() {
+  if (!have_stats_) {
+    read_graph_stats(txn(), env_.tables(), &stats_);
+    have_stats_ = true;
+  }
+  return stats_;
+}
+
+double GraphAccess::estimate(const DatomFilter& f) {
+  const GraphStats& g = graph_stats();
+  const double n = std::max<double>(static_cast<double>(g.records), 1.0);
+  const double entities = std::max<double>(static_cast<double>(g.entities), 1.0);
+  const double per_entity = std::max(n / entities, 1.0);
+  if (f.e) {
+    if (f.a) return f.v ? 1.0 : std::max(per_entity / 4.0, 1.0);
+    return per_entity;
+  }
+  if (f.a) {
+    auto it = attribute_stats_.find(*f.a);
+    if (it == attribute_stats_.end()) {
+      AttributeStats s;
+      read_attribute_stats(txn(), env_.tables(), *f.a, &s);
+      it = attribute_stats_.emplace(*f.a, s).first;
+    }
+    const double records = static_cast<double>(it->second.records);
+    if (f.v) return std::max(records / std::max<double>(static_cast<double>(it->second.values), 1.0), 1.0);
+    return std::max(records, 1.0);
+  }
+  if (f.v && f.v->is(ValueKind::Ref)) return per_entity;
+  return n;
+}
+
+Status GraphAccess::entity_of(const Value& ident, std::optional<EntityId>* out) {
+  return lookup_ident(txn(), env_.tables(), ident, out);
+}
+
+Status GraphAccess::ident_of(EntityId id, std::optional<Value>* out) {
+  return ident_name(txn(), env_.tables(), id, out);
+}
+
+Status GraphAccess::tx_as_of_time(std::int64_t ms, std::uint64_t* tx) {
+  return store::tx_as_of_time(txn(), env_.tables(), ms, tx);
+}
+
+Status GraphAccess::rules(std::vector<StoredRule>* out) {
+  return read_rules(txn(), env_.tables(), out);
+}
+
+Status GraphAccess::need_writer() const {
+  if (writer_) return Status::OK();
+  return Status(StatusCode::Misuse, "this graph access is read-only");
+}
+
+std::uint64_t GraphAccess::tx() const { return writer_ ? writer_->tx() : 0; }
+std::int64_t GraphAccess::tx_time_ms() const { return writer_ ? writer_->tx_time_ms() : 0; }
+
+Status GraphAccess::resolve_ident(const Value& ident, EntityId* out) {
+  DATALOG_RETURN_IF_ERROR(need_writer());
+  return writer_->resolve_ident(ident, out);
+}
+
+Status GraphAccess::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                                std::int64_t valid_to) {
+  DATALOG_RETURN_IF_ERROR(need_writer());
+  return writer_->assert_fact(e, a, v, valid_from, valid_to);
+}
+
+Status GraphAccess::retract_fact(EntityId e, EntityId a, const Value& v) {
+  DATALOG_RETURN_IF_ERROR(need_writer());
+  return writer_->retract_fact(e, a, v);
+}
+
+Status GraphAccess::add_rule(const StoredRule& rule) {
+  DATALOG_RETURN_IF_ERROR(need_writer());
+  return writer_->add_rule(rule);
+}
+
+Status GraphAccess::remove_rules(const std::string& name, int* removed) {
+  DATALOG_RETURN_IF_ERROR(need_writer());
+  return writer_->remove_rules(name, removed);
+}
+
+}  // namespace datalog::store

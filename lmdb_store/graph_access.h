@@ -1,0 +1,57 @@
+// lmdb_store/graph_access.h: the engine's storage interface (engine/storage.h) over LMDB.
+//
+// A GraphAccess reads through one LMDB transaction: a read snapshot, or — when it is given a
+// WriteTxn — that write transaction's innermost transaction at each call (savepoints may come
+// and go between calls), so it sees the transaction's own writes. Writes need a WriteTxn.
+// Scans pick the index from what the filter fixes: entity -> EAVT, attribute + value -> AVET,
+// attribute -> AEVT, a reference value -> VAET, otherwise a full EAVT scan with a filter.
+// Thread safety: none; one evaluation at a time. It must not outlive its transaction.
+#pragma once
+
+#include <lmdb.h>
+
+#include <unordered_map>
+
+#include "engine/storage.h"
+#include "lmdb_store/catalog.h"
+#include "lmdb_store/graph_env.h"
+#include "lmdb_store/write_txn.h"
+
+namespace datalog::store {
+
+class GraphAccess final : public GraphWriter {
+ public:
+  GraphAccess(GraphEnv& env, MDB_txn* snapshot) : env_(env), snapshot_(snapshot) {}
+  GraphAccess(GraphEnv& env, WriteTxn& writer) : env_(env), writer_(&writer) {}
+
+  Status scan(const DatomFilter& filter, const TimeView& view,
+              const std::function<bool(const Datom&)>& each) override;
+  double estimate(const DatomFilter& filter) override;
+  Status entity_of(const Value& ident, std::optional<EntityId>* out) override;
+  Status ident_of(EntityId id, std::optional<Value>* out) override;
+  Status tx_as_of_time(std::int64_t ms, std::uint64_t* tx) override;
+  Status rules(std::vector<StoredRule>* out) override;
+
+  std::uint64_t tx() const override;
+  std::int64_t tx_time_ms() const override;
+  Status resolve_ident(const Value& ident, EntityId* out) override;
+  Status assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                     std::int64_t valid_to) override;
+  Status retract_fact(EntityId e, EntityId a, const Value& v) override;
+  Status add_rule(const StoredRule& rule) override;
+  Status remove_rules(const std::string& name, int* removed) override;
+
+ private:
+  MDB_txn* txn() const { return writer_ ? writer_->txn() : snapshot_; }
+  Status need_writer() const;
+  const GraphStats& graph_stats();
+
+  GraphEnv& env_;
+  MDB_txn* snapshot_ = nullptr;
+  WriteTxn* writer_ = nullptr;
+  bool have_stats_ = false;
+  GraphStats stats_;
+  std::unordered_map<EntityId, AttributeStats> attribute_stats_;
+};
+
+}  // namespace datalog::store
