@@ -1,5 +1,10 @@
 #include "extension/connection_context.h"
 
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
 namespace datalog::ext {
 
 std::shared_ptr<GraphSession> ConnectionContext::session_for(
@@ -9,6 +14,64 @@ std::shared_ptr<GraphSession> ConnectionContext::session_for(
   auto session = std::make_shared<GraphSession>(env, busy_timeout);
   slot = session;
   return session;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string quote_identifier(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void ConnectionContext::register_table(const std::string& schema, const std::string& table,
+                                       const std::shared_ptr<GraphSession>& session) {
+  tables_[lower(schema + "." + table)] = session;
+}
+
+void ConnectionContext::unregister_table(const std::string& schema, const std::string& table) {
+  tables_.erase(lower(schema + "." + table));
+}
+
+std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::string& name,
+                                                                  std::string* error,
+                                                                  std::string* qualified) {
+  const auto dot = name.find('.');
+  const std::string schema = dot == std::string::npos ? "main" : name.substr(0, dot);
+  const std::string table = dot == std::string::npos ? name : name.substr(dot + 1);
+  const std::string key = lower(schema + "." + table);
+  if (qualified) *qualified = quote_identifier(schema) + "." + quote_identifier(table);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto it = tables_.find(key);
+    if (it != tables_.end()) {
+      if (auto session = it->second.lock()) return session;
+    }
+    if (attempt == 1) break;
+    // SQLite connects a virtual table on first use: use it once, without reading anything.
+    const std::string sql = fmt::format("SELECT 1 FROM {}.{} WHERE 0", quote_identifier(schema),
+                                        quote_identifier(table));
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+      *error = fmt::format("no graph table named '{}' ({})", name, sqlite3_errmsg(db_));
+      sqlite3_finalize(stmt);
+      return nullptr;
+    }
+    sqlite3_step(stmt);
+    sqlite3_finalize(stmt);
+  }
+  *error = fmt::format("'{}' is not a datalog store table (CREATE VIRTUAL TABLE {} USING datalog)",
+                       name, table);
+  return nullptr;
 }
 
 std::string ConnectionContext::temp_graph_path(const std::string& qualified_table) const {

@@ -25,6 +25,15 @@ class ConnectionContext {
   std::shared_ptr<GraphSession> session_for(const std::shared_ptr<store::GraphEnv>& env,
                                             std::chrono::milliseconds busy_timeout);
 
+  // Store tables by name, so SQL functions can name a graph by its table ("g" or "main.g").
+  void register_table(const std::string& schema, const std::string& table,
+                      const std::shared_ptr<GraphSession>& session);
+  void unregister_table(const std::string& schema, const std::string& table);
+  // The session of the store table `name` ("table" or "schema.table"); connects the table first
+  // when SQLite has not yet. On failure returns null with a message in *error.
+  std::shared_ptr<GraphSession> session_of_table(const std::string& name, std::string* error,
+                                                 std::string* qualified = nullptr);
+
   // The temporary graph of table `schema.table` of a database without a file, if made before.
   std::string temp_graph_path(const std::string& qualified_table) const;
   void keep_temp_graph(const std::string& qualified_table, std::shared_ptr<store::GraphEnv> env);
@@ -34,6 +43,7 @@ class ConnectionContext {
   sqlite3* db_;
   std::map<const store::GraphEnv*, std::weak_ptr<GraphSession>> sessions_;
   std::map<std::string, std::shared_ptr<store::GraphEnv>> temp_graphs_;
+  std::map<std::string, std::weak_ptr<GraphSession>> tables_;  // "schema.table" (lowercase)
 };
 
 }  // namespace datalog::ext

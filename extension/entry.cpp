@@ -2,8 +2,9 @@
 //
 //   sqlite3> .load ./build/datalog          (entry point sqlite3_datalog_init)
 //
-// Registers, on the loading connection: the `datalog` store table module and
-// datalog_version(). The library stays loaded for the life of the process
+// Registers, on the loading connection: the `datalog` store table module, the `datalog_query`
+// module and the `datalog_q` table-valued function, datalog_exec / datalog_explain /
+// datalog_rules / datalog_drop_rule, and datalog_version(). The library stays loaded for the life of the process
 // (SQLITE_OK_LOAD_PERMANENTLY): graph environments are shared process-wide and must outlive any
 // one connection.
 #define DATALOG_EXTENSION_MAIN
@@ -13,6 +14,8 @@ SQLITE_EXTENSION_INIT1
 #include <new>
 
 #include "extension/connection_context.h"
+#include "extension/datalog_functions.h"
+#include "extension/query_vtab.h"
 #include "extension/store_vtab.h"
 #include "extension/version.h"
 
@@ -34,6 +37,8 @@ int register_all(sqlite3* db, char** err) {
   // The store module owns the context: SQLite destroys it with the module, when the connection
   // closes (and also when registration fails).
   int rc = datalog::ext::register_store_module(db, context, destroy_context);
+  if (rc == SQLITE_OK) rc = datalog::ext::register_query_modules(db, context);
+  if (rc == SQLITE_OK) rc = datalog::ext::register_datalog_functions(db, context);
   if (rc != SQLITE_OK) return rc;
   return sqlite3_create_function_v2(db, "datalog_version", 0,
                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,

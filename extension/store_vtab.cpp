@@ -51,6 +51,7 @@ struct StoreTable : sqlite3_vtab {
   ConnectionContext* context = nullptr;
   std::shared_ptr<GraphSession> session;
   std::string qualified_name;  // schema.table, for temporary graphs
+  std::string schema, name;
 };
 
 // A small cache of entity names for one transaction handle.
@@ -164,6 +165,9 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
   table->context = context;
   table->session = context->session_for(env, options.busy_timeout);
   table->qualified_name = qualified;
+  table->schema = argv[1];
+  table->name = argv[2];
+  context->register_table(table->schema, table->name, table->session);
   *out = table.release();
   return SQLITE_OK;
 }
@@ -179,13 +183,16 @@ int store_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sql
 }
 
 int store_disconnect(sqlite3_vtab* vtab) {
-  delete static_cast<StoreTable*>(vtab);
+  auto* table = static_cast<StoreTable*>(vtab);
+  table->context->unregister_table(table->schema, table->name);
+  delete table;
   return SQLITE_OK;
 }
 
 int store_destroy(sqlite3_vtab* vtab) {
   auto* table = static_cast<StoreTable*>(vtab);
   table->context->forget_temp_graph(table->qualified_name);  // the graph file itself is kept
+  table->context->unregister_table(table->schema, table->name);
   delete table;
   return SQLITE_OK;
 }
@@ -675,7 +682,13 @@ int store_rollback_to(sqlite3_vtab* vtab, int level) {
   return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->rollback_to(level)); });
 }
 
-int store_rename(sqlite3_vtab*, const char*) { return SQLITE_OK; }
+int store_rename(sqlite3_vtab* vtab, const char* new_name) {
+  auto* table = static_cast<StoreTable*>(vtab);
+  table->context->unregister_table(table->schema, table->name);
+  table->name = new_name;
+  table->context->register_table(table->schema, table->name, table->session);
+  return SQLITE_OK;
+}
 
 sqlite3_module make_module() {
   sqlite3_module m{};

@@ -1,0 +1,768 @@
+#include "engine/eval/body_evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "engine/eval/expression_eval.h"
+#include "engine/value_hash.h"
+
+namespace datalog::eval {
+
+namespace {
+
+constexpr double kSeekCost = 8.0;            // a B-tree descent, in units of one row read
+constexpr double kUnready = std::numeric_limits<double>::infinity();
+
+const ast::Variable* as_var(const ast::Term& t) {
+  const auto* v = std::get_if<ast::Variable>(&t);
+  return v && !v->is_wildcard() ? v : nullptr;
+}
+
+void add_unique(std::vector<std::string>& out, const std::string& name) {
+  if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+}
+
+void expr_variables(const ast::Expr& e, std::vector<std::string>& out) {
+  for (const auto& arg : e.args) {
+    if (const auto* v = std::get_if<ast::Variable>(&arg); v && !v->is_wildcard()) {
+      add_unique(out, v->name);
+    } else if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) {
+      expr_variables(**sub, out);
+    }
+  }
+}
+
+void term_variable(const ast::Term& t, std::vector<std::string>& out) {
+  if (const auto* v = as_var(t)) add_unique(out, v->name);
+}
+
+std::string term_text(const ast::Term& t) {
+  if (const auto* v = std::get_if<ast::Variable>(&t)) return v->name;
+  if (const auto* s = std::get_if<ast::Slot>(&t)) return "$" + s->name;
+  return std::get<Value>(t).to_edn();
+}
+
+std::string expr_text(const ast::Expr& e) {
+  std::string s = "(" + e.op;
+  for (const auto& arg : e.args) {
+    s += ' ';
+    if (const auto* v = std::get_if<ast::Variable>(&arg)) s += v->name;
+    else if (const auto* c = std::get_if<Value>(&arg)) s += c->to_edn();
+    else if (const auto* sl = std::get_if<ast::Slot>(&arg)) s += "$" + sl->name;
+    else if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) s += expr_text(**sub);
+  }
+  return s + ")";
+}
+
+// Rows keyed by some of their values, compared as entities where needed.
+using KeyIndex = std::unordered_map<Row, std::vector<std::size_t>, RowHash>;
+
+Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
+                             const std::vector<std::string>& names) {
+  Relation out;
+  out.vars = names;
+  std::unordered_set<Row, RowHash> seen;
+  for (const Row& row : rel.rows) {
+    Row key;
+    key.reserve(cols.size());
+    for (int c : cols) key.push_back(row[static_cast<std::size_t>(c)]);
+    if (seen.insert(key).second) out.rows.push_back(std::move(key));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> clause_variables(const ast::Clause& clause) {
+  std::vector<std::string> out;
+  std::visit(
+      [&](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, ast::Pattern>) {
+          term_variable(c.e, out);
+          term_variable(c.a, out);
+          term_variable(c.v, out);
+        } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
+          expr_variables(c.expr, out);
+          if (c.out && !c.out->is_wildcard()) add_unique(out, c.out->name);
+        } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
+          for (const auto& a : c.args) term_variable(a, out);
+        } else if constexpr (std::is_same_v<T, ast::Not>) {
+          for (const auto& b : c.body) {
+            for (const auto& v : clause_variables(b)) add_unique(out, v);
+          }
+        } else if constexpr (std::is_same_v<T, ast::Or>) {
+          for (const auto& branch : c.branches) {
+            for (const auto& b : branch) {
+              for (const auto& v : clause_variables(b)) add_unique(out, v);
+            }
+          }
+        }
+      },
+      clause.node);
+  return out;
+}
+
+std::vector<std::string> clause_binds(const ast::Clause& clause) {
+  if (std::holds_alternative<ast::Not>(clause.node)) return {};
+  if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
+    if (e->out && !e->out->is_wildcard()) return {e->out->name};
+    return {};
+  }
+  if (const auto* o = std::get_if<ast::Or>(&clause.node); o && o->is_join) {
+    std::vector<std::string> out;
+    for (const auto& v : o->join_vars) add_unique(out, v.name);
+    return out;
+  }
+  return clause_variables(clause);
+}
+
+std::string clause_text(const ast::Clause& clause) {
+  return std::visit(
+      [&](const auto& c) -> std::string {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, ast::Pattern>) {
+          return fmt::format("[{} {} {}]", term_text(c.e), term_text(c.a), term_text(c.v));
+        } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
+          return "[" + expr_text(c.expr) + (c.out ? " " + c.out->name : std::string()) + "]";
+        } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
+          std::string s = "(" + c.name;
+          for (const auto& a : c.args) s += " " + term_text(a);
+          return s + ")";
+        } else if constexpr (std::is_same_v<T, ast::Not>) {
+          std::string s = c.is_join ? "(not-join [" : "(not";
+          if (c.is_join) {
+            for (std::size_t i = 0; i < c.join_vars.size(); ++i) s += (i ? " " : "") + c.join_vars[i].name;
+            s += "]";
+          }
+          for (const auto& b : c.body) s += " " + clause_text(b);
+          return s + ")";
+        } else {
+          std::string s = c.is_join ? "(or-join [" : "(or";
+          if (c.is_join) {
+            for (std::size_t i = 0; i < c.join_vars.size(); ++i) s += (i ? " " : "") + c.join_vars[i].name;
+            s += "]";
+          }
+          for (const auto& branch : c.branches) {
+            if (branch.size() == 1) {
+              s += " " + clause_text(branch[0]);
+            } else {
+              s += " (and";
+              for (const auto& b : branch) s += " " + clause_text(b);
+              s += ")";
+            }
+          }
+          return s + ")";
+        }
+      },
+      clause.node);
+}
+
+// --- choosing the next clause ---------------------------------------------------------------------
+
+struct BodyEvaluator::Candidate {
+  std::size_t index = 0;
+  double cost = kUnready;
+  double estimate = 0;
+  bool hash_join = false;
+  std::string access;
+};
+
+Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation input,
+                               Relation* out, int depth) {
+  Relation rel = std::move(input);
+  std::vector<bool> done(clauses.size(), false);
+  std::size_t remaining = clauses.size();
+  while (remaining > 0) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    // Variables that clauses still to run can bind.
+    std::unordered_set<std::string> bindable;
+    for (std::size_t i = 0; i < clauses.size(); ++i) {
+      if (done[i]) continue;
+      for (const auto& v : clause_binds(clauses[i])) bindable.insert(v);
+    }
+    const double rows = static_cast<double>(rel.rows.size());
+    Candidate best;
+    for (std::size_t i = 0; i < clauses.size(); ++i) {
+      if (done[i]) continue;
+      Candidate c;
+      c.index = i;
+      const ast::Clause& clause = clauses[i];
+      if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
+        std::vector<std::string> inputs;
+        expr_variables(e->expr, inputs);
+        const bool ready = std::all_of(inputs.begin(), inputs.end(),
+                                       [&](const std::string& v) { return rel.binds(v); });
+        if (ready) {
+          c.cost = 0;
+          c.estimate = rows;
+          c.access = "filter";
+        }
+      } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
+        std::vector<std::string> keys;
+        if (n->is_join) {
+          for (const auto& v : n->join_vars) keys.push_back(v.name);
+        } else {
+          for (const auto& v : clause_variables(clause)) {
+            if (rel.binds(v) || bindable.count(v)) keys.push_back(v);
+          }
+        }
+        const bool ready = std::all_of(keys.begin(), keys.end(),
+                                       [&](const std::string& v) { return rel.binds(v); });
+        if (ready) {
+          c.cost = 1;
+          c.estimate = rows;
+          c.access = "hash anti-join";
+        }
+      } else if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
+        // Estimated rows per probe with the bound parts fixed, and for one scan of the pattern.
+        DatomFilter probe, whole;
+        bool impossible = false;
+        std::optional<EntityId> id;
+        if (const auto* cv = std::get_if<Value>(&p->e)) {
+          DATALOG_RETURN_IF_ERROR(ctx_.as_entity(*cv, &id));
+          if (!id) impossible = true;
+          probe.e = whole.e = id.value_or(0);
+        } else if (const auto* v = as_var(p->e); v && rel.binds(v->name)) {
+          probe.e = 0;
+        }
+        if (const auto* cv = std::get_if<Value>(&p->a)) {
+          DATALOG_RETURN_IF_ERROR(ctx_.as_attribute(*cv, &id));
+          if (!id) impossible = true;
+          probe.a = whole.a = id.value_or(0);
+        }
+        if (const auto* cv = std::get_if<Value>(&p->v)) {
+          probe.v = whole.v = *cv;
+        } else if (const auto* v = as_var(p->v); v && rel.binds(v->name)) {
+          probe.v = Value::ref(0);
+        }
+        bool shares = false;
+        for (const ast::Term* t : {&p->e, &p->a, &p->v}) {
+          if (const auto* v = as_var(*t); v && rel.binds(v->name)) shares = true;
+        }
+        if (impossible) {
+          c.cost = 0.5;
+          c.estimate = 0;
+          c.access = "no match (unknown ident)";
+        } else {
+          const double per_probe = ctx_.graph().estimate(probe);
+          const double one_scan = ctx_.graph().estimate(whole);
+          const double nested = rows * (kSeekCost + per_probe);
+          const double hashed = one_scan + kSeekCost + rows;
+          if (shares && hashed < nested) {
+            c.cost = hashed;
+            c.hash_join = true;
+            c.access = "hash join (one scan)";
+          } else {
+            c.cost = nested;
+            c.access = shares ? "index lookup per row" : (rows <= 1 ? "index scan" : "cross product");
+          }
+          c.estimate = std::max(rows * per_probe, 0.0);
+          if (!shares && rows > 1) c.cost *= 4;  // avoid cross products while anything else can run
+        }
+      } else if (const auto* call = std::get_if<ast::RuleCall>(&clause.node)) {
+        const TupleSet* t = derived_.tuples_for(*call);
+        const double size = t ? static_cast<double>(t->size()) : 0.0;
+        bool bound = false;
+        for (const auto& a : call->args) {
+          if (std::holds_alternative<Value>(a)) bound = true;
+          if (const auto* v = as_var(a); v && rel.binds(v->name)) bound = true;
+        }
+        c.cost = bound ? size + rows : std::max(rows, 1.0) * std::max(size, 1.0);
+        c.estimate = bound ? std::min(size, rows * 4) : rows * size;
+        c.access = bound ? "hash join on derived tuples" : "derived tuples";
+      } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
+        bool ready = true;
+        if (o->is_join) {
+          // Join variables another clause can still bind wait for it.
+          for (const auto& v : o->join_vars) {
+            if (!rel.binds(v.name) && bindable.count(v.name) > 1) ready = false;
+          }
+        }
+        if (ready) {
+          c.cost = 50.0 + rows * static_cast<double>(o->branches.size()) * kSeekCost;
+          c.estimate = rows;
+          c.access = "union of branches";
+        }
+      }
+      if (c.cost < best.cost) best = c;
+    }
+    if (best.cost == kUnready) {
+      // Only clauses waiting for variables nothing binds: let the first one report why.
+      for (std::size_t i = 0; i < clauses.size(); ++i) {
+        if (done[i]) continue;
+        best.index = i;
+        best.access = "last resort";
+        break;
+      }
+    }
+    DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
+                                  best.hash_join ? "hash" : best.access));
+    done[best.index] = true;
+    --remaining;
+  }
+  *out = std::move(rel);
+  return Status::OK();
+}
+
+Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
+                            const std::string& access) {
+  Status st;
+  std::string shown_access = access;
+  if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
+    st = apply_pattern(*p, rel, access == "hash");
+    if (access == "hash") shown_access = "hash join (one scan)";
+  } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
+    st = apply_expression(*e, rel);
+  } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
+    st = apply_not(*n, rel, depth);
+  } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
+    st = apply_or(*o, rel, depth);
+  } else if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) {
+    st = apply_rule_call(*c, rel);
+  }
+  if (trace_) {
+    trace_->steps.push_back(TraceStep{clause_text(clause), shown_access, estimate, rel.rows.size(), depth});
+  }
+  return st;
+}
+
+// --- patterns ---------------------------------------------------------------------------------------
+
+namespace {
+
+// How one position of a pattern relates to the relation.
+struct Slot {
+  enum class Kind { Ignore, Constant, Bound, Free, Repeat } kind = Kind::Ignore;
+  int column = -1;      // Bound: input column; Free/Repeat: output column
+  Value constant;
+};
+
+struct Match {
+  EntityId e;
+  EntityId a;
+  Value v;
+};
+
+}  // namespace
+
+Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join) {
+  // Classify e, a, v.
+  Relation out;
+  out.vars = rel.vars;
+  Slot slots[3];
+  const ast::Term* terms[3] = {&p.e, &p.a, &p.v};
+  for (int i = 0; i < 3; ++i) {
+    const ast::Term& t = *terms[i];
+    if (const auto* c = std::get_if<Value>(&t)) {
+      slots[i].kind = Slot::Kind::Constant;
+      slots[i].constant = *c;
+    } else if (const auto* v = as_var(t)) {
+      const int col = rel.column(v->name);
+      if (col >= 0) {
+        slots[i] = Slot{Slot::Kind::Bound, col, {}};
+      } else if (const int o = out.column(v->name); o >= 0) {
+        slots[i] = Slot{Slot::Kind::Repeat, o, {}};
+      } else {
+        out.vars.push_back(v->name);
+        slots[i] = Slot{Slot::Kind::Free, static_cast<int>(out.vars.size()) - 1, {}};
+      }
+    } else if (std::holds_alternative<ast::Slot>(t)) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("missing bind value for slot '${}'", std::get<ast::Slot>(t).name));
+    }
+  }
+  // Constants resolved once.
+  std::optional<EntityId> const_e, const_a;
+  if (slots[0].kind == Slot::Kind::Constant) {
+    DATALOG_RETURN_IF_ERROR(ctx_.as_entity(slots[0].constant, &const_e));
+    if (!const_e) {
+      rel = std::move(out);
+      rel.rows.clear();
+      return Status::OK();
+    }
+  }
+  if (slots[1].kind == Slot::Kind::Constant) {
+    DATALOG_RETURN_IF_ERROR(ctx_.as_attribute(slots[1].constant, &const_a));
+    if (!const_a) {
+      rel = std::move(out);
+      rel.rows.clear();
+      return Status::OK();
+    }
+  }
+
+  // Values that match v (a keyword or uuid ident and the entity it names are interchangeable).
+  auto value_alternatives = [&](const Value& v, std::vector<Value>& alts) -> Status {
+    alts.clear();
+    alts.push_back(v);
+    if (v.is(ValueKind::Keyword) || v.is(ValueKind::Uuid)) {
+      std::optional<EntityId> id;
+      DATALOG_RETURN_IF_ERROR(ctx_.as_entity(v, &id));
+      if (id) alts.push_back(Value::ref(*id));
+    } else if (v.is(ValueKind::Ref)) {
+      std::optional<Value> name;
+      DATALOG_RETURN_IF_ERROR(ctx_.keyword_of(v.as_ref(), &name));
+      if (name) alts.push_back(*name);
+    }
+    return Status::OK();
+  };
+
+  // Extends row with a match, checking repeated variables; false when they disagree.
+  auto extend = [&](const Row& row, const Match& m, Row& next) -> Status {
+    next = row;
+    next.resize(out.vars.size());
+    for (int i = 0; i < 3; ++i) {
+      if (slots[i].kind != Slot::Kind::Free && slots[i].kind != Slot::Kind::Repeat) continue;
+      Value v;
+      if (i == 0) v = Value::ref(m.e);
+      else if (i == 1) DATALOG_RETURN_IF_ERROR(ctx_.attribute_keyword(m.a, &v));
+      else v = m.v;
+      auto& cell = next[static_cast<std::size_t>(slots[i].column)];
+      if (slots[i].kind == Slot::Kind::Free) {
+        cell = std::move(v);
+      } else if (!(ctx_.join_key(cell) == ctx_.join_key(v))) {
+        next.clear();  // a repeated variable that does not unify
+        return Status::OK();
+      }
+    }
+    return Status::OK();
+  };
+
+  std::vector<Match> matches;
+  auto collect = [&](const DatomFilter& f) -> Status {
+    return ctx_.graph().scan(f, ctx_.view(), [&](const Datom& d) {
+      matches.push_back(Match{d.e, d.a, d.v});
+      return true;
+    });
+  };
+
+  Row next;
+  if (hash_join) {
+    // One scan with the constants, hashed on the bound positions.
+    DatomFilter f;
+    f.e = const_e;
+    f.a = const_a;
+    if (slots[2].kind == Slot::Kind::Constant) f.v = slots[2].constant;
+    std::vector<Value> alts;
+    if (f.v) {
+      DATALOG_RETURN_IF_ERROR(value_alternatives(*f.v, alts));
+      for (const Value& alt : alts) {
+        f.v = alt;
+        DATALOG_RETURN_IF_ERROR(collect(f));
+      }
+    } else {
+      DATALOG_RETURN_IF_ERROR(collect(f));
+    }
+    KeyIndex index;
+    for (std::size_t m = 0; m < matches.size(); ++m) {
+      Row key;
+      if (slots[0].kind == Slot::Kind::Bound) key.push_back(Value::ref(matches[m].e));
+      if (slots[1].kind == Slot::Kind::Bound) key.push_back(Value::ref(matches[m].a));
+      if (slots[2].kind == Slot::Kind::Bound) key.push_back(ctx_.join_key(matches[m].v));
+      index[std::move(key)].push_back(m);
+    }
+    for (const Row& row : rel.rows) {
+      DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+      Row key;
+      bool possible = true;
+      for (int i = 0; i < 3 && possible; ++i) {
+        if (slots[i].kind != Slot::Kind::Bound) continue;
+        const Value& bound = row[static_cast<std::size_t>(slots[i].column)];
+        if (i == 2) {
+          key.push_back(ctx_.join_key(bound));
+          continue;
+        }
+        std::optional<EntityId> id;
+        DATALOG_RETURN_IF_ERROR(i == 0 ? ctx_.as_entity(bound, &id) : ctx_.as_attribute(bound, &id));
+        if (!id) possible = false;
+        else key.push_back(Value::ref(*id));
+      }
+      if (!possible) continue;
+      auto it = index.find(key);
+      if (it == index.end()) continue;
+      for (std::size_t m : it->second) {
+        DATALOG_RETURN_IF_ERROR(extend(row, matches[m], next));
+        if (!next.empty() || out.vars.empty()) out.rows.push_back(std::move(next));
+      }
+    }
+    rel = std::move(out);
+    return Status::OK();
+  }
+
+  // Index lookups, once per distinct binding of the bound positions.
+  std::unordered_map<Row, std::vector<Match>, RowHash> memo;
+  std::vector<Value> alts;
+  for (const Row& row : rel.rows) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    Row key;
+    DatomFilter f;
+    f.e = const_e;
+    f.a = const_a;
+    bool possible = true;
+    for (int i = 0; i < 3 && possible; ++i) {
+      if (slots[i].kind != Slot::Kind::Bound) continue;
+      const Value& bound = row[static_cast<std::size_t>(slots[i].column)];
+      key.push_back(i == 2 ? ctx_.join_key(bound) : bound);
+      if (i == 2) continue;
+      std::optional<EntityId> id;
+      DATALOG_RETURN_IF_ERROR(i == 0 ? ctx_.as_entity(bound, &id) : ctx_.as_attribute(bound, &id));
+      if (!id) possible = false;
+      else (i == 0 ? f.e : f.a) = *id;
+    }
+    if (!possible) continue;
+    auto it = memo.find(key);
+    if (it == memo.end()) {
+      matches.clear();
+      const Value* wanted = nullptr;
+      if (slots[2].kind == Slot::Kind::Constant) wanted = &slots[2].constant;
+      if (slots[2].kind == Slot::Kind::Bound) wanted = &row[static_cast<std::size_t>(slots[2].column)];
+      if (wanted) {
+        DATALOG_RETURN_IF_ERROR(value_alternatives(*wanted, alts));
+        for (const Value& alt : alts) {
+          f.v = alt;
+          DATALOG_RETURN_IF_ERROR(collect(f));
+        }
+      } else {
+        DATALOG_RETURN_IF_ERROR(collect(f));
+      }
+      it = memo.emplace(std::move(key), std::move(matches)).first;
+      matches = {};
+    }
+    for (const Match& m : it->second) {
+      DATALOG_RETURN_IF_ERROR(extend(row, m, next));
+      if (!next.empty() || out.vars.empty()) out.rows.push_back(std::move(next));
+    }
+  }
+  rel = std::move(out);
+  return Status::OK();
+}
+
+// --- expressions -----------------------------------------------------------------------------------
+
+Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel) {
+  Relation out;
+  out.vars = rel.vars;
+  int out_col = -1;
+  bool out_bound = false;
+  if (c.out && !c.out->is_wildcard()) {
+    out_col = rel.column(c.out->name);
+    out_bound = out_col >= 0;
+    if (!out_bound) {
+      out.vars.push_back(c.out->name);
+      out_col = static_cast<int>(out.vars.size()) - 1;
+    }
+  }
+  std::vector<Value> produced;
+  for (Row& row : rel.rows) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    produced.clear();
+    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, c, rel, row, &produced));
+    if (!c.out) {
+      // A filter: produced holds one truthy marker when the row stays.
+      if (!produced.empty()) out.rows.push_back(std::move(row));
+      continue;
+    }
+    for (Value& v : produced) {
+      if (c.out->is_wildcard()) {
+        out.rows.push_back(row);
+      } else if (out_bound) {
+        if (ctx_.join_key(row[static_cast<std::size_t>(out_col)]) == ctx_.join_key(v)) out.rows.push_back(row);
+      } else {
+        Row next = row;
+        next.push_back(std::move(v));
+        out.rows.push_back(std::move(next));
+      }
+    }
+  }
+  rel = std::move(out);
+  return Status::OK();
+}
+
+// --- not / not-join: hash anti-join --------------------------------------------------------------
+
+Status BodyEvaluator::apply_not(const ast::Not& n, Relation& rel, int depth) {
+  std::vector<std::string> keys;
+  if (n.is_join) {
+    for (const auto& v : n.join_vars) add_unique(keys, v.name);
+  } else {
+    ast::Clause whole{n};
+    for (const auto& v : clause_variables(whole)) {
+      if (rel.binds(v)) keys.push_back(v);
+    }
+  }
+  std::vector<int> cols;
+  for (const auto& k : keys) cols.push_back(rel.column(k));
+  Relation probe = distinct_projection(rel, cols, keys);
+  Relation matched;
+  DATALOG_RETURN_IF_ERROR(evaluate(n.body, std::move(probe), &matched, depth + 1));
+  std::vector<int> matched_cols;
+  for (const auto& k : keys) matched_cols.push_back(matched.column(k));
+  std::unordered_set<Row, RowHash> excluded;
+  for (const Row& row : matched.rows) {
+    Row key;
+    for (int c : matched_cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
+    excluded.insert(std::move(key));
+  }
+  std::vector<Row> kept;
+  for (Row& row : rel.rows) {
+    Row key;
+    for (int c : cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
+    if (!excluded.count(key)) kept.push_back(std::move(row));
+  }
+  rel.rows = std::move(kept);
+  return Status::OK();
+}
+
+// --- or / or-join: union of branches, hash-joined back -----------------------------------------------
+
+Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
+  std::vector<std::string> all;
+  for (const auto& branch : o.branches) {
+    for (const auto& clause : branch) {
+      for (const auto& v : clause_variables(clause)) add_unique(all, v);
+    }
+  }
+  std::vector<std::string> shared, fresh;
+  if (o.is_join) {
+    for (const auto& v : o.join_vars) {
+      if (rel.binds(v.name)) add_unique(shared, v.name);
+      else add_unique(fresh, v.name);
+    }
+  } else {
+    for (const auto& v : all) (rel.binds(v) ? shared : fresh).push_back(v);
+  }
+  std::vector<int> cols;
+  for (const auto& s : shared) cols.push_back(rel.column(s));
+  const Relation probe = distinct_projection(rel, cols, shared);
+
+  // The union, over shared + fresh variables, without duplicates.
+  std::vector<std::string> union_vars = shared;
+  union_vars.insert(union_vars.end(), fresh.begin(), fresh.end());
+  TupleSet branch_rows;
+  for (const auto& branch : o.branches) {
+    Relation result;
+    DATALOG_RETURN_IF_ERROR(evaluate(branch, probe, &result, depth + 1));
+    std::vector<int> pick;
+    bool complete = true;
+    for (const auto& v : union_vars) {
+      pick.push_back(result.column(v));
+      if (pick.back() < 0) complete = false;
+    }
+    if (!complete) {
+      // Minigraf requires every branch to bind the same new variables; the analyzer says so.
+      return Status(StatusCode::InvalidArgument,
+                    "all branches of (or ...) must introduce the same set of new variables");
+    }
+    for (const Row& row : result.rows) {
+      Row t;
+      t.reserve(pick.size());
+      for (int c : pick) t.push_back(row[static_cast<std::size_t>(c)]);
+      branch_rows.insert(std::move(t));
+    }
+  }
+  KeyIndex index;
+  std::vector<const Row*> tuples;
+  for (const Row& t : branch_rows) {
+    Row key;
+    for (std::size_t i = 0; i < shared.size(); ++i) key.push_back(ctx_.join_key(t[i]));
+    index[std::move(key)].push_back(tuples.size());
+    tuples.push_back(&t);
+  }
+  Relation out;
+  out.vars = rel.vars;
+  out.vars.insert(out.vars.end(), fresh.begin(), fresh.end());
+  for (const Row& row : rel.rows) {
+    Row key;
+    for (int c : cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
+    auto it = index.find(key);
+    if (it == index.end()) continue;
+    for (std::size_t t : it->second) {
+      Row next = row;
+      for (std::size_t i = shared.size(); i < union_vars.size(); ++i) next.push_back((*tuples[t])[i]);
+      out.rows.push_back(std::move(next));
+    }
+  }
+  rel = std::move(out);
+  return Status::OK();
+}
+
+// --- rule calls: hash join with derived tuples --------------------------------------------------------
+
+Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) {
+  const TupleSet* tuples = derived_.tuples_for(call);
+  Relation out;
+  out.vars = rel.vars;
+  struct ArgSlot {
+    Slot::Kind kind = Slot::Kind::Ignore;
+    int column = -1;
+    Value constant;
+  };
+  std::vector<ArgSlot> args(call.args.size());
+  for (std::size_t i = 0; i < call.args.size(); ++i) {
+    const ast::Term& t = call.args[i];
+    if (const auto* c = std::get_if<Value>(&t)) {
+      args[i] = ArgSlot{Slot::Kind::Constant, -1, ctx_.join_key(*c)};
+    } else if (const auto* v = as_var(t)) {
+      if (const int col = rel.column(v->name); col >= 0) {
+        args[i] = ArgSlot{Slot::Kind::Bound, col, {}};
+      } else if (const int o = out.column(v->name); o >= 0) {
+        args[i] = ArgSlot{Slot::Kind::Repeat, o, {}};
+      } else {
+        out.vars.push_back(v->name);
+        args[i] = ArgSlot{Slot::Kind::Free, static_cast<int>(out.vars.size()) - 1, {}};
+      }
+    } else if (const auto* s = std::get_if<ast::Slot>(&t)) {
+      return Status(StatusCode::InvalidArgument, fmt::format("missing bind value for slot '${}'", s->name));
+    }
+  }
+  if (!tuples || tuples->empty()) {
+    rel = std::move(out);
+    rel.rows.clear();
+    return Status::OK();
+  }
+  KeyIndex index;
+  std::vector<const Row*> rows;
+  for (const Row& t : *tuples) {
+    if (t.size() != args.size()) continue;
+    Row key;
+    bool ok = true;
+    for (std::size_t i = 0; i < args.size() && ok; ++i) {
+      if (args[i].kind == Slot::Kind::Constant) ok = ctx_.join_key(t[i]) == args[i].constant;
+      else if (args[i].kind == Slot::Kind::Bound) key.push_back(ctx_.join_key(t[i]));
+    }
+    if (!ok) continue;
+    index[std::move(key)].push_back(rows.size());
+    rows.push_back(&t);
+  }
+  for (const Row& row : rel.rows) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    Row key;
+    for (const ArgSlot& a : args) {
+      if (a.kind == Slot::Kind::Bound) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(a.column)]));
+    }
+    auto it = index.find(key);
+    if (it == index.end()) continue;
+    for (std::size_t r : it->second) {
+      const Row& t = *rows[r];
+      Row next = row;
+      next.resize(out.vars.size());
+      bool ok = true;
+      for (std::size_t i = 0; i < args.size() && ok; ++i) {
+        if (args[i].kind == Slot::Kind::Free) next[static_cast<std::size_t>(args[i].column)] = t[i];
+        if (args[i].kind == Slot::Kind::Repeat) {
+          ok = ctx_.join_key(next[static_cast<std::size_t>(args[i].column)]) == ctx_.join_key(t[i]);
+        }
+      }
+      if (ok) out.rows.push_back(std::move(next));
+    }
+  }
+  rel = std::move(out);
+  return Status::OK();
+}
+
+}  // namespace datalog::eval

@@ -1,0 +1,69 @@
+// engine/eval/body_evaluator.h: evaluates a conjunction of clauses (a :where, a rule body, a
+// not / or branch) over an input relation, relation at a time.
+//
+// Planning is adaptive and greedy: at each step the evaluator knows the relation built so far
+// (its variables and its row count) and applies the cheapest clause that is ready:
+// - filters first: an expression whose inputs are bound, a not / not-join whose join
+//   variables are bound (a hash anti-join);
+// - then the pattern, rule call or or-branch set with the lowest estimated cost. A pattern is
+//   joined either by index lookups per distinct binding of its bound variables (nested loop on
+//   the best index) or, when a single scan of it is cheaper, by one scan hashed on the shared
+//   variables (hash join). It never forms a cross product and filters afterwards: a pattern
+//   that shares nothing with the relation is only chosen when nothing else can run.
+// Joins compare values as entities where LANGUAGE.md §3 says so (EvalContext::join_key).
+// The trace records the order chosen, the access path and the rows, for datalog_explain.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/ast.h"
+#include "engine/eval/derived_tuples.h"
+#include "engine/eval/eval_context.h"
+#include "engine/eval/relation.h"
+#include "engine/status.h"
+
+namespace datalog::eval {
+
+struct TraceStep {
+  std::string clause;     // the clause, printed
+  std::string access;     // "eavt lookup per ?e", "hash join on ?e", "hash anti-join", ...
+  double estimated_rows = 0;
+  std::size_t actual_rows = 0;  // rows after the step
+  int depth = 0;                // nesting inside not / or
+};
+
+struct Trace {
+  std::vector<TraceStep> steps;
+};
+
+class BodyEvaluator {
+ public:
+  BodyEvaluator(EvalContext& ctx, const DerivedLookup& derived, Trace* trace = nullptr)
+      : ctx_(ctx), derived_(derived), trace_(trace) {}
+
+  Status evaluate(const std::vector<ast::Clause>& clauses, Relation input, Relation* out,
+                  int depth = 0);
+
+ private:
+  struct Candidate;
+  Status apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
+               const std::string& access);
+  Status apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join);
+  Status apply_expression(const ast::ExprClause& c, Relation& rel);
+  Status apply_not(const ast::Not& n, Relation& rel, int depth);
+  Status apply_or(const ast::Or& o, Relation& rel, int depth);
+  Status apply_rule_call(const ast::RuleCall& call, Relation& rel);
+
+  EvalContext& ctx_;
+  const DerivedLookup& derived_;
+  Trace* trace_;
+};
+
+// Variables a clause mentions (not wildcards), in order of appearance.
+std::vector<std::string> clause_variables(const ast::Clause& clause);
+// Variables a clause can bind when it runs (patterns, rule calls, expression outputs, or).
+std::vector<std::string> clause_binds(const ast::Clause& clause);
+std::string clause_text(const ast::Clause& clause);
+
+}  // namespace datalog::eval

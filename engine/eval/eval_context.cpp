@@ -1,0 +1,77 @@
+#include "engine/eval/eval_context.h"
+
+#include <fmt/format.h>
+
+namespace datalog::eval {
+
+namespace {
+constexpr std::uint32_t kInterruptCheckEvery = 1024;
+}
+
+Status EvalContext::check_interrupt() {
+  if (!interrupted_ || (++interrupt_tick_ % kInterruptCheckEvery) != 0) return Status::OK();
+  if (interrupted_()) return Status(StatusCode::Interrupted, "interrupted");
+  return Status::OK();
+}
+
+Status EvalContext::as_entity(const Value& v, std::optional<EntityId>* out) {
+  switch (v.kind()) {
+    case ValueKind::Ref: *out = v.as_ref(); return Status::OK();
+    case ValueKind::Integer: *out = v.as_integer(); return Status::OK();
+    case ValueKind::Keyword:
+    case ValueKind::Uuid: {
+      auto it = entity_cache_.find(v);
+      if (it != entity_cache_.end()) {
+        *out = it->second;
+        return Status::OK();
+      }
+      std::optional<EntityId> id;
+      DATALOG_RETURN_IF_ERROR(graph_.entity_of(v, &id));
+      entity_cache_.emplace(v, id);
+      *out = id;
+      return Status::OK();
+    }
+    default:
+      out->reset();
+      return Status::OK();
+  }
+}
+
+Status EvalContext::as_attribute(const Value& v, std::optional<EntityId>* out) {
+  if (!v.is(ValueKind::Keyword)) {
+    out->reset();
+    return Status::OK();
+  }
+  return as_entity(v, out);
+}
+
+Status EvalContext::keyword_of(EntityId id, std::optional<Value>* out) {
+  auto it = ident_cache_.find(id);
+  if (it == ident_cache_.end()) {
+    std::optional<Value> name;
+    DATALOG_RETURN_IF_ERROR(graph_.ident_of(id, &name));
+    it = ident_cache_.emplace(id, std::move(name)).first;
+  }
+  *out = it->second;
+  return Status::OK();
+}
+
+Status EvalContext::attribute_keyword(EntityId id, Value* out) {
+  std::optional<Value> name;
+  DATALOG_RETURN_IF_ERROR(keyword_of(id, &name));
+  if (!name || !name->is(ValueKind::Keyword)) {
+    return Status(StatusCode::Corrupt, fmt::format("attribute {} has no keyword", id));
+  }
+  *out = *name;
+  return Status::OK();
+}
+
+Value EvalContext::join_key(const Value& v) {
+  if (v.is(ValueKind::Keyword) || v.is(ValueKind::Uuid)) {
+    std::optional<EntityId> id;
+    if (as_entity(v, &id).ok() && id) return Value::ref(*id);
+  }
+  return v;
+}
+
+}  // namespace datalog::eval

@@ -1,0 +1,76 @@
+// engine/eval/eval_context.h: what one query evaluation carries: the graph snapshot and time
+// view, limits, cancellation, and caches of ident lookups.
+//
+// Entity identity (LANGUAGE.md §3, header rule 4): an entity is a Ref(id). A keyword or uuid
+// that names an entity (an ident) stands for it wherever an entity is expected, and joins
+// compare them as that entity (join_key). Integers in entity position are entity ids.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "engine/datom.h"
+#include "engine/status.h"
+#include "engine/storage.h"
+#include "engine/value.h"
+#include "engine/value_hash.h"
+
+namespace datalog::eval {
+
+struct Limits {
+  std::int64_t max_results = 1'000'000;
+  std::int64_t max_derived_facts = 1'000'000;
+  std::int64_t max_iterations = 1000;
+};
+
+// Calls a function the engine does not know (a SQL function of the connection, §16).
+// Returns false in *found when there is no such function.
+class ExternalFunctions {
+ public:
+  virtual ~ExternalFunctions() = default;
+  virtual Status call(const std::string& name, const std::vector<Value>& args, bool* found,
+                      std::optional<Value>* result) = 0;
+};
+
+class EvalContext {
+ public:
+  EvalContext(GraphReader& graph, TimeView view, Limits limits)
+      : graph_(graph), view_(view), limits_(limits) {}
+
+  GraphReader& graph() { return graph_; }
+  const TimeView& view() const { return view_; }
+  const Limits& limits() const { return limits_; }
+
+  void set_interrupt(std::function<bool()> check) { interrupted_ = std::move(check); }
+  // Returns Interrupted when the caller asked to stop; cheap enough for inner loops.
+  Status check_interrupt();
+
+  void set_external_functions(ExternalFunctions* f) { external_ = f; }
+  ExternalFunctions* external_functions() const { return external_; }
+
+  // The entity a value stands for in entity position: a Ref, an ident keyword/uuid, an integer.
+  Status as_entity(const Value& v, std::optional<EntityId>* out);
+  // The attribute a keyword names (nullopt when no datom ever used it).
+  Status as_attribute(const Value& v, std::optional<EntityId>* out);
+  // The keyword of attribute id (for binding a variable in attribute position).
+  Status attribute_keyword(EntityId id, Value* out);
+  // The value joins compare: an ident keyword/uuid becomes the Ref it names.
+  Value join_key(const Value& v);
+  // The ident keyword of an entity, if it has one.
+  Status keyword_of(EntityId id, std::optional<Value>* out);
+
+ private:
+  GraphReader& graph_;
+  TimeView view_;
+  Limits limits_;
+  std::function<bool()> interrupted_;
+  ExternalFunctions* external_ = nullptr;
+  std::uint32_t interrupt_tick_ = 0;
+  std::unordered_map<Value, std::optional<EntityId>, ValueHash> entity_cache_;
+  std::unordered_map<EntityId, std::optional<Value>> ident_cache_;
+};
+
+}  // namespace datalog::eval

@@ -1,0 +1,163 @@
+#include "engine/eval/expression_eval.h"
+
+#include <fmt/format.h>
+
+#include "engine/functions/builtins.h"
+
+namespace datalog::eval {
+
+namespace {
+
+// The value of one argument; nullopt = the row fails (an inner error).
+Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,
+                      const Row& row, std::optional<Value>* out);
+
+Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
+                       std::optional<Value>* out) {
+  std::vector<Value> args;
+  args.reserve(e.args.size());
+  for (const auto& arg : e.args) {
+    std::optional<Value> v;
+    DATALOG_RETURN_IF_ERROR(argument_value(ctx, arg, rel, row, &v));
+    if (!v) {
+      out->reset();
+      return Status::OK();
+    }
+    args.push_back(std::move(*v));
+  }
+  if (const functions::Builtin* b = functions::find_builtin(e.op)) {
+    if (!b->arity.accepts(args.size())) return functions::check_builtin_arity(e.op, args.size());
+    *out = b->call(args).value;
+    return Status::OK();
+  }
+  if (ExternalFunctions* external = ctx.external_functions()) {
+    bool found = false;
+    DATALOG_RETURN_IF_ERROR(external->call(e.op, args, &found, out));
+    if (found) return Status::OK();
+  }
+  if (args.size() == 1) {
+    return Status(StatusCode::InvalidArgument, fmt::format("unknown predicate: '{}'", e.op));
+  }
+  return Status(StatusCode::InvalidArgument, fmt::format("unknown expression operator: {}", e.op));
+}
+
+Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,
+                      const Row& row, std::optional<Value>* out) {
+  if (const auto* v = std::get_if<ast::Variable>(&arg)) {
+    const int col = rel.column(v->name);
+    if (col < 0) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("variable {} in expression clause is not bound by any earlier clause",
+                                v->name));
+    }
+    *out = row[static_cast<std::size_t>(col)];
+    return Status::OK();
+  }
+  if (const auto* c = std::get_if<Value>(&arg)) {
+    *out = *c;
+    return Status::OK();
+  }
+  if (const auto* s = std::get_if<ast::Slot>(&arg)) {
+    return Status(StatusCode::InvalidArgument, fmt::format("missing bind value for slot '${}'", s->name));
+  }
+  const auto& sub = std::get<std::shared_ptr<ast::Expr>>(arg);
+  return call_expression(ctx, *sub, rel, row, out);
+}
+
+// [(get-else ?e :attr default) ?v]: the entity's values of :attr, or default when it has none.
+Status get_else(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
+                std::vector<Value>* produced) {
+  if (e.args.size() != 3) {
+    return Status(StatusCode::InvalidArgument, "get-else takes exactly 3 arguments: ?e :attr default");
+  }
+  std::optional<Value> entity, attr, fallback;
+  DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[0], rel, row, &entity));
+  DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[1], rel, row, &attr));
+  DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[2], rel, row, &fallback));
+  if (!entity || !attr || !fallback) return Status::OK();
+  std::optional<EntityId> id, a;
+  DATALOG_RETURN_IF_ERROR(ctx.as_entity(*entity, &id));
+  DATALOG_RETURN_IF_ERROR(ctx.as_attribute(*attr, &a));
+  if (id && a) {
+    DatomFilter f;
+    f.e = id;
+    f.a = a;
+    DATALOG_RETURN_IF_ERROR(ctx.graph().scan(f, ctx.view(), [&](const Datom& d) {
+      produced->push_back(d.v);
+      return true;
+    }));
+  }
+  if (produced->empty()) produced->push_back(*fallback);
+  return Status::OK();
+}
+
+// [(missing? ?e :attr)]: true when the entity has no visible value of :attr.
+Status missing(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
+               bool* result) {
+  if (e.args.size() != 2) {
+    return Status(StatusCode::InvalidArgument, "missing? takes exactly 2 arguments: ?e :attr");
+  }
+  std::optional<Value> entity, attr;
+  DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[0], rel, row, &entity));
+  DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[1], rel, row, &attr));
+  *result = true;
+  if (!entity || !attr) return Status::OK();
+  std::optional<EntityId> id, a;
+  DATALOG_RETURN_IF_ERROR(ctx.as_entity(*entity, &id));
+  DATALOG_RETURN_IF_ERROR(ctx.as_attribute(*attr, &a));
+  if (!id || !a) return Status::OK();
+  DatomFilter f;
+  f.e = id;
+  f.a = a;
+  return ctx.graph().scan(f, ctx.view(), [&](const Datom&) {
+    *result = false;
+    return false;
+  });
+}
+
+}  // namespace
+
+Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& clause,
+                                  const Relation& rel, const Row& row, std::vector<Value>* produced) {
+  const ast::Expr& e = clause.expr;
+  if (e.op == "get-else") {
+    std::vector<Value> values;
+    DATALOG_RETURN_IF_ERROR(get_else(ctx, e, rel, row, &values));
+    if (clause.out) {
+      *produced = std::move(values);
+    } else {
+      for (const Value& v : values) {
+        if (functions::truthy(v)) {
+          produced->push_back(Value::boolean(true));
+          break;
+        }
+      }
+    }
+    return Status::OK();
+  }
+  if (e.op == "missing?") {
+    bool result = false;
+    DATALOG_RETURN_IF_ERROR(missing(ctx, e, rel, row, &result));
+    if (clause.out) produced->push_back(Value::boolean(result));
+    else if (result) produced->push_back(Value::boolean(true));
+    return Status::OK();
+  }
+  if (e.op == "ground") {
+    if (e.args.size() != 1) return Status(StatusCode::InvalidArgument, "ground takes exactly 1 argument");
+    std::optional<Value> v;
+    DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[0], rel, row, &v));
+    if (v) produced->push_back(std::move(*v));
+    return Status::OK();
+  }
+  std::optional<Value> result;
+  DATALOG_RETURN_IF_ERROR(call_expression(ctx, e, rel, row, &result));
+  if (!result) return Status::OK();  // a row error drops the row
+  if (clause.out) {
+    produced->push_back(std::move(*result));
+  } else if (functions::truthy(*result)) {
+    produced->push_back(Value::boolean(true));
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::eval

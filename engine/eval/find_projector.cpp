@@ -1,0 +1,212 @@
+#include "engine/eval/find_projector.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "engine/functions/aggregates.h"
+#include "engine/functions/window.h"
+
+namespace datalog::eval {
+
+namespace {
+
+using Kind = ast::FindElement::Kind;
+
+struct RowLess {
+  bool operator()(const Row& a, const Row& b) const {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+  }
+};
+
+Status column_of(const Relation& rel, const ast::Variable& var, int* col) {
+  *col = rel.column(var.name);
+  if (*col < 0 && !var.is_wildcard()) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("variable {} in :find is not bound by :where", var.name));
+  }
+  return Status::OK();
+}
+
+// Plain variables and aggregates: one row per group, groups in ascending order.
+Status aggregate(const ast::Query& q, const Relation& rel, Relation* out) {
+  std::vector<int> group_cols;
+  std::vector<std::size_t> group_elems, agg_elems;
+  for (std::size_t i = 0; i < q.find.size(); ++i) {
+    const auto& f = q.find[i];
+    if (f.kind == Kind::Variable) {
+      int col = -1;
+      DATALOG_RETURN_IF_ERROR(column_of(rel, f.var, &col));
+      if (col < 0) return Status::OK();  // a wildcard is never bound: no rows
+      group_cols.push_back(col);
+      group_elems.push_back(i);
+    } else if (f.kind == Kind::Aggregate) {
+      if (!functions::is_known_aggregate(f.function)) return functions::unknown_aggregate_error(f.function);
+      agg_elems.push_back(i);
+    }
+  }
+  std::vector<int> agg_cols;
+  for (std::size_t i : agg_elems) {
+    int col = -1;
+    DATALOG_RETURN_IF_ERROR(column_of(rel, q.find[i].var, &col));
+    agg_cols.push_back(col);
+  }
+  using Accs = std::vector<std::unique_ptr<functions::Accumulator>>;
+  std::map<Row, Accs, RowLess> groups;
+  auto new_accs = [&]() {
+    Accs accs;
+    for (std::size_t i : agg_elems) accs.push_back(functions::make_aggregate(q.find[i].function));
+    return accs;
+  };
+  for (const Row& row : rel.rows) {
+    Row key;
+    key.reserve(group_cols.size());
+    for (int c : group_cols) key.push_back(row[static_cast<std::size_t>(c)]);
+    auto it = groups.find(key);
+    if (it == groups.end()) it = groups.emplace(std::move(key), new_accs()).first;
+    for (std::size_t a = 0; a < agg_cols.size(); ++a) {
+      const Value v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : Value::nil();
+      DATALOG_RETURN_IF_ERROR(it->second[a]->add(v));
+    }
+  }
+  if (rel.rows.empty() && group_cols.empty()) {
+    const bool zero_row = std::all_of(agg_elems.begin(), agg_elems.end(), [&](std::size_t i) {
+      return functions::zero_row_on_empty_input(q.find[i].function);
+    });
+    if (zero_row && !agg_elems.empty()) groups.emplace(Row{}, new_accs());
+  }
+  // Output columns: every find element, plus each aggregated variable bound to its value.
+  out->vars.clear();
+  for (std::size_t i = 0; i < q.find.size(); ++i) out->vars.push_back("#" + std::to_string(i));
+  std::vector<std::string> aggregated;
+  for (std::size_t i : agg_elems) {
+    const std::string& v = q.find[i].var.name;
+    if (!out->binds(v) && std::count_if(agg_elems.begin(), agg_elems.end(), [&](std::size_t j) {
+          return q.find[j].var.name == v;
+        }) == 1) {
+      out->vars.push_back(v);
+      aggregated.push_back(v);
+    }
+  }
+  for (std::size_t g = 0; g < group_elems.size(); ++g) {
+    if (!out->binds(q.find[group_elems[g]].var.name)) out->vars.push_back(q.find[group_elems[g]].var.name);
+  }
+  for (auto& [key, accs] : groups) {
+    Row row(out->vars.size());
+    bool keep = true;
+    for (std::size_t g = 0; g < group_elems.size(); ++g) {
+      row[group_elems[g]] = key[g];
+      row[static_cast<std::size_t>(out->column(q.find[group_elems[g]].var.name))] = key[g];
+    }
+    for (std::size_t a = 0; a < agg_elems.size() && keep; ++a) {
+      std::optional<Value> v;
+      DATALOG_RETURN_IF_ERROR(accs[a]->finish(&v));
+      if (!v) {
+        keep = false;
+        break;
+      }
+      row[agg_elems[a]] = *v;
+      const int bound = out->column(q.find[agg_elems[a]].var.name);
+      if (bound >= static_cast<int>(q.find.size())) row[static_cast<std::size_t>(bound)] = *v;
+    }
+    if (keep) out->rows.push_back(std::move(row));
+  }
+  return Status::OK();
+}
+
+// Window values for every row of rel, in rel's order (LANGUAGE.md §14).
+Status windows(const ast::Query& q, const Relation& rel, std::size_t elem, std::vector<Value>* out) {
+  const auto& f = q.find[elem];
+  DATALOG_RETURN_IF_ERROR(functions::check_window_function(f.function));
+  const auto fn = functions::find_window_function(f.function);
+  if (!fn) return functions::check_window_function(f.function);
+  const ast::WindowSpec& spec = *f.over;
+  const int order_col = rel.column(spec.order_by.name);
+  const int part_col = spec.partition_by ? rel.column(spec.partition_by->name) : -1;
+  const int arg_col = f.has_var ? rel.column(f.var.name) : -1;
+  if (order_col < 0) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("variable {} in :order-by is not bound by :where", spec.order_by.name));
+  }
+  std::map<Value, std::vector<std::size_t>> partitions;
+  for (std::size_t r = 0; r < rel.rows.size(); ++r) {
+    partitions[part_col >= 0 ? rel.rows[r][static_cast<std::size_t>(part_col)] : Value::nil()].push_back(r);
+  }
+  out->assign(rel.rows.size(), Value::nil());
+  for (const auto& [key, members] : partitions) {
+    std::vector<Value> keys;
+    for (std::size_t r : members) keys.push_back(rel.rows[r][static_cast<std::size_t>(order_col)]);
+    const auto order = functions::window_sort_order(keys, spec.order == ast::Order::Desc);
+    std::vector<Value> args, sorted_keys;
+    for (std::size_t o : order) {
+      const std::size_t r = members[o];
+      args.push_back(arg_col >= 0 ? rel.rows[r][static_cast<std::size_t>(arg_col)] : Value::nil());
+      sorted_keys.push_back(keys[o]);
+    }
+    const std::vector<Value> values = functions::evaluate_window(*fn, args, sorted_keys);
+    for (std::size_t k = 0; k < order.size() && k < values.size(); ++k) {
+      (*out)[members[order[k]]] = values[k];
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status project_find(const ast::Query& q, const Relation& bindings, const Limits& limits,
+                    std::vector<Row>* rows) {
+  rows->clear();
+  const bool has_aggregate = std::any_of(q.find.begin(), q.find.end(),
+                                         [](const auto& f) { return f.kind == Kind::Aggregate; });
+  const bool has_window = std::any_of(q.find.begin(), q.find.end(),
+                                      [](const auto& f) { return f.kind == Kind::Window; });
+  for (const auto& f : q.find) {
+    if (f.kind == Kind::Pull) {
+      return Status(StatusCode::InvalidArgument, "pull expressions in :find need issue 4's evaluator");
+    }
+  }
+  Relation base;
+  if (has_aggregate) {
+    DATALOG_RETURN_IF_ERROR(aggregate(q, bindings, &base));
+  } else {
+    base.vars = bindings.vars;
+    for (std::size_t i = 0; i < q.find.size(); ++i) {
+      if (q.find[i].kind != Kind::Variable) continue;
+      int col = -1;
+      DATALOG_RETURN_IF_ERROR(column_of(bindings, q.find[i].var, &col));
+      if (col < 0) return Status::OK();  // a wildcard in :find: no rows (§6)
+    }
+  }
+  const Relation& source = has_aggregate ? base : bindings;
+  std::vector<std::vector<Value>> window_values(q.find.size());
+  if (has_window) {
+    for (std::size_t i = 0; i < q.find.size(); ++i) {
+      if (q.find[i].kind == Kind::Window) DATALOG_RETURN_IF_ERROR(windows(q, source, i, &window_values[i]));
+    }
+  }
+  if (static_cast<std::int64_t>(source.rows.size()) > limits.max_results) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("Max query results ({}) exceeded.", limits.max_results));
+  }
+  rows->reserve(source.rows.size());
+  for (std::size_t r = 0; r < source.rows.size(); ++r) {
+    Row row;
+    row.reserve(q.find.size());
+    for (std::size_t i = 0; i < q.find.size(); ++i) {
+      const auto& f = q.find[i];
+      if (f.kind == Kind::Window) {
+        row.push_back(window_values[i][r]);
+      } else if (has_aggregate) {
+        row.push_back(source.rows[r][i]);
+      } else {
+        row.push_back(source.rows[r][static_cast<std::size_t>(source.column(f.var.name))]);
+      }
+    }
+    rows->push_back(std::move(row));
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::eval

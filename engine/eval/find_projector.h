@@ -1,0 +1,20 @@
+// engine/eval/find_projector.h: from the bindings of :where to the rows of :find (LANGUAGE.md
+// §6, §14): plain variables (a bag: duplicates kept), aggregates grouped by the plain variables
+// (groups in ascending key order), and window functions over the rows (binding order kept).
+// With both, aggregation runs first and the windows run over the aggregated rows, where a
+// variable that only appears inside aggregates is bound to its aggregate's value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/ast.h"
+#include "engine/eval/eval_context.h"
+#include "engine/eval/relation.h"
+
+namespace datalog::eval {
+
+Status project_find(const ast::Query& query, const Relation& bindings, const Limits& limits,
+                    std::vector<Row>* rows);
+
+}  // namespace datalog::eval

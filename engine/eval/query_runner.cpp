@@ -1,0 +1,209 @@
+#include "engine/eval/query_runner.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/eval/find_projector.h"
+#include "engine/eval/rule_evaluator.h"
+#include "engine/time_text.h"
+
+namespace datalog::eval {
+
+namespace {
+
+Status missing_slot(const std::string& name) {
+  return Status(StatusCode::InvalidArgument, fmt::format("missing bind value for slot '${}'", name));
+}
+
+Status fill_term(ast::Term& t, const std::map<std::string, Value>& slots) {
+  if (const auto* s = std::get_if<ast::Slot>(&t)) {
+    auto it = slots.find(s->name);
+    if (it == slots.end()) return missing_slot(s->name);
+    t = it->second;
+  }
+  return Status::OK();
+}
+
+Status fill_expr(ast::Expr& e, const std::map<std::string, Value>& slots) {
+  for (auto& arg : e.args) {
+    if (const auto* s = std::get_if<ast::Slot>(&arg)) {
+      auto it = slots.find(s->name);
+      if (it == slots.end()) return missing_slot(s->name);
+      arg = it->second;
+    } else if (auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) {
+      auto copy = std::make_shared<ast::Expr>(**sub);
+      DATALOG_RETURN_IF_ERROR(fill_expr(*copy, slots));
+      *sub = std::move(copy);
+    }
+  }
+  return Status::OK();
+}
+
+Status fill_clauses(std::vector<ast::Clause>& clauses, const std::map<std::string, Value>& slots) {
+  for (auto& clause : clauses) {
+    Status st = std::visit(
+        [&](auto& c) -> Status {
+          using T = std::decay_t<decltype(c)>;
+          if constexpr (std::is_same_v<T, ast::Pattern>) {
+            DATALOG_RETURN_IF_ERROR(fill_term(c.e, slots));
+            DATALOG_RETURN_IF_ERROR(fill_term(c.a, slots));
+            return fill_term(c.v, slots);
+          } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
+            return fill_expr(c.expr, slots);
+          } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
+            for (auto& a : c.args) DATALOG_RETURN_IF_ERROR(fill_term(a, slots));
+            return Status::OK();
+          } else if constexpr (std::is_same_v<T, ast::Not>) {
+            return fill_clauses(c.body, slots);
+          } else {
+            for (auto& branch : c.branches) DATALOG_RETURN_IF_ERROR(fill_clauses(branch, slots));
+            return Status::OK();
+          }
+        },
+        clause.node);
+    DATALOG_RETURN_IF_ERROR(st);
+  }
+  return Status::OK();
+}
+
+Status time_view(GraphReader& graph, const ast::Query& q, const std::map<std::string, Value>& slots,
+                 std::int64_t now, TimeView* view) {
+  view->valid_at = now;
+  if (q.as_of) {
+    switch (q.as_of->kind) {
+      case ast::AsOf::Kind::Counter:
+        if (q.as_of->value < 0) {
+          return Status(StatusCode::InvalidArgument, ":as-of counter must be non-negative");
+        }
+        view->as_of = static_cast<std::uint64_t>(q.as_of->value);
+        break;
+      case ast::AsOf::Kind::Time:
+        DATALOG_RETURN_IF_ERROR(graph.tx_as_of_time(q.as_of->value, &view->as_of));
+        break;
+      case ast::AsOf::Kind::Slot: {
+        auto it = slots.find(q.as_of->slot);
+        if (it == slots.end()) return missing_slot(q.as_of->slot);
+        const Value& v = it->second;
+        if (v.is(ValueKind::Integer)) {
+          if (v.as_integer() < 0) return Status(StatusCode::InvalidArgument, ":as-of counter must be non-negative");
+          view->as_of = static_cast<std::uint64_t>(v.as_integer());
+        } else if (v.is(ValueKind::Instant) || v.is(ValueKind::String)) {
+          std::int64_t ms = 0;
+          if (v.is(ValueKind::Instant)) {
+            ms = v.as_instant();
+          } else {
+            TimeParse t = parse_instant(v.as_string());
+            if (!t.ms) return Status(StatusCode::InvalidArgument, t.error);
+            ms = *t.ms;
+          }
+          DATALOG_RETURN_IF_ERROR(graph.tx_as_of_time(ms, &view->as_of));
+        } else {
+          return Status(StatusCode::InvalidArgument,
+                        fmt::format("slot '${}' in :as-of requires a transaction counter or a time, got {}",
+                                    q.as_of->slot, kind_name(v.kind())));
+        }
+        break;
+      }
+    }
+  }
+  if (q.valid_at) {
+    switch (q.valid_at->kind) {
+      case ast::ValidAt::Kind::Time: view->valid_at = q.valid_at->ms; break;
+      case ast::ValidAt::Kind::AnyValidTime: view->any_valid_time = true; break;
+      case ast::ValidAt::Kind::Slot: {
+        auto it = slots.find(q.valid_at->slot);
+        if (it == slots.end()) return missing_slot(q.valid_at->slot);
+        const Value& v = it->second;
+        if (v.is(ValueKind::Instant)) {
+          view->valid_at = v.as_instant();
+        } else if (v.is(ValueKind::Integer)) {
+          view->valid_at = v.as_integer();
+        } else if ((v.is(ValueKind::Keyword) && v.as_keyword() == ":any-valid-time") ||
+                   (v.is(ValueKind::String) && v.as_string() == "any")) {
+          view->any_valid_time = true;
+        } else if (v.is(ValueKind::String)) {
+          TimeParse t = parse_instant(v.as_string());
+          if (!t.ms) return Status(StatusCode::InvalidArgument, t.error);
+          view->valid_at = *t.ms;
+        } else {
+          return Status(StatusCode::InvalidArgument,
+                        fmt::format("slot '${}' in :valid-at requires a time or :any-valid-time, got {}",
+                                    q.valid_at->slot, kind_name(v.kind())));
+        }
+        break;
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
+                        ast::Query* out) {
+  *out = query;
+  return fill_clauses(out->where, slots);
+}
+
+Relation join_inputs(const std::vector<Relation>& inputs) {
+  Relation acc = Relation::unit();
+  for (const Relation& in : inputs) {
+    std::vector<std::pair<int, int>> shared;  // (acc column, in column)
+    std::vector<int> added;
+    for (std::size_t c = 0; c < in.vars.size(); ++c) {
+      const int a = acc.column(in.vars[c]);
+      if (a >= 0) shared.emplace_back(a, static_cast<int>(c));
+      else added.push_back(static_cast<int>(c));
+    }
+    Relation next;
+    next.vars = acc.vars;
+    for (int c : added) next.vars.push_back(in.vars[static_cast<std::size_t>(c)]);
+    for (const Row& left : acc.rows) {
+      for (const Row& right : in.rows) {
+        bool match = true;
+        for (auto [a, c] : shared) {
+          if (!(left[static_cast<std::size_t>(a)] == right[static_cast<std::size_t>(c)])) match = false;
+        }
+        if (!match) continue;
+        Row row = left;
+        for (int c : added) row.push_back(right[static_cast<std::size_t>(c)]);
+        next.rows.push_back(std::move(row));
+      }
+    }
+    acc = std::move(next);
+  }
+  return acc;
+}
+
+Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<ast::Rule>& rules,
+                 const QueryInputs& inputs, const RunOptions& options, QueryResult* result) {
+  result->columns.clear();
+  for (const auto& f : query.find) result->columns.push_back(f.header);
+  result->rows.clear();
+  result->trace.steps.clear();
+
+  TimeView view;
+  DATALOG_RETURN_IF_ERROR(time_view(graph, query, inputs.slots, options.now_ms, &view));
+  Limits limits = options.limits;
+  if (query.max_results) limits.max_results = *query.max_results;
+  if (query.max_derived_facts) limits.max_derived_facts = *query.max_derived_facts;
+  EvalContext ctx(graph, view, limits);
+  ctx.set_interrupt(options.interrupted);
+  ctx.set_external_functions(options.external);
+
+  ast::Query bound;
+  DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &bound));
+  Trace* trace = options.trace ? &result->trace : nullptr;
+  RuleEvaluator derived(ctx, rules);
+  std::set<std::string> needed;
+  collect_calls(bound.where, needed);
+  if (!needed.empty()) DATALOG_RETURN_IF_ERROR(derived.derive(needed, trace));
+
+  Relation bindings;
+  BodyEvaluator body(ctx, derived.lookup(), trace);
+  DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, join_inputs(inputs.bindings), &bindings));
+  return project_find(bound, bindings, limits, &result->rows);
+}
+
+}  // namespace datalog::eval

@@ -1,0 +1,54 @@
+// engine/eval/query_runner.h: runs one analysed query against a graph snapshot.
+//
+//   1. the time view: :as-of (counter or time), :valid-at (time or any; default now);
+//   2. bind slots ($name) and :in bindings (relations the caller built from SQL values);
+//   3. the rules the query calls, derived bottom-up (rule_evaluator.h);
+//   4. the :where clauses (body_evaluator.h), starting from the :in bindings;
+//   5. the :find rows (find_projector.h).
+// The caller keeps the parsed query and the rules, so a named query is parsed once and run
+// many times.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/ast.h"
+#include "engine/eval/body_evaluator.h"
+#include "engine/eval/eval_context.h"
+#include "engine/eval/relation.h"
+#include "engine/storage.h"
+
+namespace datalog::eval {
+
+struct RunOptions {
+  Limits limits;
+  std::function<bool()> interrupted;  // polled; true stops the query with Interrupted
+  ExternalFunctions* external = nullptr;
+  std::int64_t now_ms = 0;            // "now" for the default valid time
+  bool trace = false;
+};
+
+struct QueryInputs {
+  std::vector<Relation> bindings;        // :in bindings, and values pushed down from SQL
+  std::map<std::string, Value> slots;    // $name -> value
+};
+
+struct QueryResult {
+  std::vector<std::string> columns;  // the :find headers
+  std::vector<Row> rows;
+  Trace trace;
+};
+
+Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<ast::Rule>& rules,
+                 const QueryInputs& inputs, const RunOptions& options, QueryResult* result);
+
+// The query with every slot replaced by its value (an error names a missing slot).
+Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
+                        ast::Query* out);
+
+// The natural join of relations (a cross product where they share no variable).
+Relation join_inputs(const std::vector<Relation>& inputs);
+
+}  // namespace datalog::eval

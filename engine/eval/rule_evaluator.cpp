@@ -1,0 +1,171 @@
+#include "engine/eval/rule_evaluator.h"
+
+#include <fmt/format.h>
+
+#include "engine/analyzer.h"
+
+namespace datalog::eval {
+
+namespace {
+
+// Calls at the top level of a body (where a delta can stand in for one of them), and whether
+// any call to the stratum hides inside an or branch.
+void top_level_calls(const std::vector<ast::Clause>& body, const std::set<std::string>& stratum,
+                     std::vector<const ast::RuleCall*>& calls, bool& nested) {
+  for (const auto& clause : body) {
+    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) {
+      if (stratum.count(c->name)) calls.push_back(c);
+    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
+      std::set<std::string> inside;
+      for (const auto& branch : o->branches) collect_calls(branch, inside);
+      for (const auto& name : inside) {
+        if (stratum.count(name)) nested = true;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void collect_calls(const std::vector<ast::Clause>& clauses, std::set<std::string>& out) {
+  for (const auto& clause : clauses) {
+    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) {
+      out.insert(c->name);
+    } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
+      collect_calls(n->body, out);
+    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
+      for (const auto& branch : o->branches) collect_calls(branch, out);
+    }
+  }
+}
+
+std::size_t RuleEvaluator::derived_count() const {
+  std::size_t n = 0;
+  for (const auto& [name, set] : full_) n += set.size();
+  return n;
+}
+
+Status RuleEvaluator::derive(const std::set<std::string>& needed, Trace* trace) {
+  // Everything the needed rules depend on.
+  std::set<std::string> closure = needed;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& rule : rules_) {
+      if (!closure.count(rule.name)) continue;
+      std::set<std::string> calls;
+      collect_calls(rule.body, calls);
+      for (const auto& c : calls) grew |= closure.insert(c).second;
+    }
+  }
+  std::vector<std::vector<std::string>> strata;
+  DATALOG_RETURN_IF_ERROR(stratify(rules_, &strata));
+  for (const auto& stratum : strata) {
+    std::vector<std::string> names;
+    for (const auto& n : stratum) {
+      if (closure.count(n)) names.push_back(n);
+    }
+    if (!names.empty()) DATALOG_RETURN_IF_ERROR(derive_stratum(names, trace));
+  }
+  return Status::OK();
+}
+
+Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trace* trace) {
+  const std::set<std::string> stratum(names.begin(), names.end());
+  for (const auto& n : names) lookup_.set_full(n, &full_[n]);
+  struct Plan {
+    const ast::Rule* rule;
+    std::vector<const ast::RuleCall*> recursive_calls;
+    bool nested = false;
+  };
+  std::vector<Plan> plans;
+  for (const auto& rule : rules_) {
+    if (!stratum.count(rule.name)) continue;
+    Plan p{&rule, {}, false};
+    top_level_calls(rule.body, stratum, p.recursive_calls, p.nested);
+    plans.push_back(std::move(p));
+  }
+
+  std::map<std::string, TupleSet> delta;
+  const Limits& limits = ctx_.limits();
+  for (std::int64_t iteration = 0;; ++iteration) {
+    if (iteration >= limits.max_iterations) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("Max iterations ({}) exceeded", limits.max_iterations));
+    }
+    std::map<std::string, TupleSet> fresh;
+    std::int64_t produced = 0;
+    auto run = [&](const Plan& p) -> Status {
+      Relation result;
+      BodyEvaluator body(ctx_, lookup_, nullptr);
+      DATALOG_RETURN_IF_ERROR(body.evaluate(p.rule->body, Relation::unit(), &result));
+      std::vector<int> cols;
+      for (const auto& term : p.rule->head) {
+        const auto* v = std::get_if<ast::Variable>(&term);
+        cols.push_back(v ? result.column(v->name) : -1);
+      }
+      TupleSet& target = fresh[p.rule->name];
+      const TupleSet& known = full_[p.rule->name];
+      for (const Row& row : result.rows) {
+        Row t;
+        t.reserve(cols.size());
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+          if (cols[i] >= 0) {
+            t.push_back(ctx_.join_key(row[static_cast<std::size_t>(cols[i])]));
+          } else if (const auto* c = std::get_if<Value>(&p.rule->head[i])) {
+            t.push_back(ctx_.join_key(*c));
+          } else {
+            return Status(StatusCode::InvalidArgument,
+                          fmt::format("rule '{}': head variable is not bound by its body",
+                                      p.rule->name));
+          }
+        }
+        ++produced;
+        if (!known.contains(t)) target.insert(std::move(t));
+      }
+      if (produced > limits.max_derived_facts) {
+        return Status(StatusCode::InvalidArgument,
+                      fmt::format("Max derived facts per iteration ({}) exceeded",
+                                  limits.max_derived_facts));
+      }
+      return Status::OK();
+    };
+    for (const Plan& p : plans) {
+      DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+      if (iteration == 0 || p.nested) {
+        lookup_.clear_overrides();
+        DATALOG_RETURN_IF_ERROR(run(p));
+        continue;
+      }
+      for (const ast::RuleCall* call : p.recursive_calls) {
+        lookup_.clear_overrides();
+        lookup_.set_override(call, &delta[call->name]);
+        DATALOG_RETURN_IF_ERROR(run(p));
+      }
+    }
+    lookup_.clear_overrides();
+    bool any = false;
+    for (auto& [name, set] : fresh) {
+      if (!set.empty()) any = true;
+      full_[name].merge(set);
+    }
+    if (trace) {
+      std::size_t n = 0;
+      for (const auto& [name, set] : fresh) n += set.size();
+      std::string joined;
+      for (const auto& name : names) joined += (joined.empty() ? "" : " ") + name;
+      trace->steps.push_back(TraceStep{fmt::format("rules [{}] iteration {}", joined, iteration + 1),
+                                       "semi-naive", 0, n, 0});
+    }
+    if (static_cast<std::int64_t>(derived_count()) > limits.max_results) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("Max query results ({}) exceeded.", limits.max_results));
+    }
+    if (!any) break;
+    delta = std::move(fresh);
+    // Sets not refreshed this round are empty deltas.
+    for (const auto& n : names) delta[n];
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::eval

@@ -1,0 +1,47 @@
+// engine/eval/rule_evaluator.h: derives the facts of rules, bottom-up, stratum by stratum
+// (LANGUAGE.md §9), by semi-naive fixpoint.
+//
+// Strata come from the analyzer (negation only on lower strata). Within a stratum each
+// iteration evaluates, for every rule and every call in its body to a rule of the same
+// stratum, the body with that one call reading only the facts new in the previous iteration
+// (the delta); the rest read everything derived so far. It stops when an iteration derives
+// nothing new. Rules whose bodies hold not / or are iterated to the full fixpoint too (unlike
+// Minigraf, header rule 2); a recursive call nested inside an or branch makes its rule
+// evaluate naively (all calls read everything) each iteration, which is still exact.
+// Derived tuples are sets; values that name entities are stored as the entity (a Ref).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/ast.h"
+#include "engine/eval/body_evaluator.h"
+#include "engine/eval/derived_tuples.h"
+#include "engine/eval/eval_context.h"
+
+namespace datalog::eval {
+
+class RuleEvaluator {
+ public:
+  RuleEvaluator(EvalContext& ctx, const std::vector<ast::Rule>& rules) : ctx_(ctx), rules_(rules) {}
+
+  // Derives every rule in needed and what they depend on.
+  Status derive(const std::set<std::string>& needed, Trace* trace);
+  const DerivedLookup& lookup() const { return lookup_; }
+  std::size_t derived_count() const;
+
+ private:
+  Status derive_stratum(const std::vector<std::string>& names, Trace* trace);
+
+  EvalContext& ctx_;
+  const std::vector<ast::Rule>& rules_;
+  std::map<std::string, TupleSet> full_;
+  DerivedLookup lookup_;
+};
+
+// Rule names called from clauses, directly (not through other rules).
+void collect_calls(const std::vector<ast::Clause>& clauses, std::set<std::string>& out);
+
+}  // namespace datalog::eval

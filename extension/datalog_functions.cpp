@@ -1,0 +1,169 @@
+#include "extension/datalog_functions.h"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "engine/script_runner.h"
+#include "engine/time_text.h"
+#include "extension/connection_context.h"
+#include "extension/graph_reading.h"
+#include "extension/script_host.h"
+
+namespace datalog::ext {
+
+namespace {
+
+std::string text_arg(sqlite3_value* v) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+  return p ? std::string(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : std::string();
+}
+
+void fail(sqlite3_context* ctx, const Status& st) {
+  const std::string message = "datalog: " + st.message();
+  sqlite3_result_error(ctx, message.c_str(), -1);
+  const int code = st.code() == StatusCode::Busy          ? SQLITE_BUSY
+                   : st.code() == StatusCode::Interrupted ? SQLITE_INTERRUPT
+                   : st.code() == StatusCode::Full        ? SQLITE_FULL
+                   : st.code() == StatusCode::ReadOnly    ? SQLITE_READONLY
+                                                          : SQLITE_ERROR;
+  sqlite3_result_error_code(ctx, code);
+}
+
+template <typename Body>
+void guarded_call(sqlite3_context* ctx, Body&& body) noexcept {
+  try {
+    body();
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(ctx);
+  } catch (const std::exception& e) {
+    sqlite3_result_error(ctx, (std::string("datalog: internal error: ") + e.what()).c_str(), -1);
+  }
+}
+
+std::shared_ptr<GraphSession> session_arg(sqlite3_context* ctx, sqlite3_value* name,
+                                          std::string* qualified) {
+  auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
+  std::string error;
+  auto session = context->session_of_table(text_arg(name), &error, qualified);
+  if (!session) fail(ctx, Status(StatusCode::InvalidArgument, error));
+  return session;
+}
+
+eval::RunOptions run_options(InterruptProbe& probe) {
+  eval::RunOptions options;
+  options.now_ms = now_ms();
+  options.interrupted = [&probe] { return probe.interrupted(); };
+  return options;
+}
+
+void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guarded_call(ctx, [&] {
+    std::string table;
+    auto session = session_arg(ctx, argv[0], &table);
+    if (!session) return;
+    sqlite3* db = sqlite3_context_db_handle(ctx);
+    InterruptProbe probe(db);
+    SessionScriptHost host(db, *session, table);
+    std::vector<CommandOutcome> outcomes;
+    const Status st = run_script(host, text_arg(argv[1]), run_options(probe), &outcomes);
+    if (!st.ok()) return fail(ctx, st);
+    std::unique_ptr<GraphReading> names;
+    GraphReading::open(*session, &names);
+    const std::string text = format_outcomes(outcomes, names ? &names->access() : nullptr);
+    sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  });
+}
+
+void datalog_explain(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guarded_call(ctx, [&] {
+    std::string table;
+    auto session = session_arg(ctx, argv[0], &table);
+    if (!session) return;
+    ast::Query query;
+    Status st = parse_query(text_arg(argv[1]), &query);
+    if (!st.ok()) return fail(ctx, st);
+    std::unique_ptr<GraphReading> reading;
+    st = GraphReading::open(*session, &reading);
+    if (!st.ok()) return fail(ctx, st);
+    std::vector<ast::Rule> rules;
+    st = load_rules(reading->access(), &rules);
+    if (st.ok()) st = check_query_with_rules(query, rules);
+    if (!st.ok()) return fail(ctx, st);
+    InterruptProbe probe(sqlite3_context_db_handle(ctx));
+    eval::RunOptions options = run_options(probe);
+    options.trace = true;
+    eval::QueryResult result;
+    st = eval::run_query(reading->access(), query, rules, {}, options, &result);
+    if (!st.ok()) return fail(ctx, st);
+    std::string text = "step  clause  access  estimated rows  actual rows\n";
+    int n = 0;
+    for (const auto& s : result.trace.steps) {
+      text += fmt::format("{:>3}.  {}{}  {}  est {:.0f}  actual {}\n", ++n,
+                          std::string(static_cast<std::size_t>(s.depth) * 2, ' '), s.clause,
+                          s.access, s.estimated_rows, s.actual_rows);
+    }
+    text += fmt::format("result: {} row{}", result.rows.size(), result.rows.size() == 1 ? "" : "s");
+    sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  });
+}
+
+void datalog_rules(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guarded_call(ctx, [&] {
+    std::string table;
+    auto session = session_arg(ctx, argv[0], &table);
+    if (!session) return;
+    std::unique_ptr<GraphReading> reading;
+    Status st = GraphReading::open(*session, &reading);
+    std::vector<StoredRule> rules;
+    if (st.ok()) st = reading->access().rules(&rules);
+    if (!st.ok()) return fail(ctx, st);
+    std::string text;
+    for (const auto& r : rules) text += (text.empty() ? "" : "\n") + r.source;
+    sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  });
+}
+
+void datalog_drop_rule(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guarded_call(ctx, [&] {
+    std::string table;
+    auto session = session_arg(ctx, argv[0], &table);
+    if (!session) return;
+    SessionScriptHost host(sqlite3_context_db_handle(ctx), *session, table);
+    GraphWriter* writer = nullptr;
+    Status st = host.begin_write(&writer);
+    int removed = 0;
+    if (st.ok()) {
+      st = writer->remove_rules(text_arg(argv[1]), &removed);
+      const Status ended = host.end_write(st.ok());
+      if (st.ok()) st = ended;
+    }
+    if (!st.ok()) return fail(ctx, st);
+    sqlite3_result_int(ctx, removed);
+  });
+}
+
+}  // namespace
+
+int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
+  struct Fn {
+    const char* name;
+    int args;
+    void (*fn)(sqlite3_context*, int, sqlite3_value**);
+  };
+  const Fn functions[] = {
+      {"datalog_exec", 2, datalog_exec},
+      {"datalog_explain", 2, datalog_explain},
+      {"datalog_rules", 1, datalog_rules},
+      {"datalog_drop_rule", 2, datalog_drop_rule},
+  };
+  for (const Fn& f : functions) {
+    // DIRECTONLY: they read and write graph files named by tables, never from a schema object.
+    const int rc = sqlite3_create_function_v2(db, f.name, f.args, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                              context, f.fn, nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+}  // namespace datalog::ext

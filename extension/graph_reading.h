@@ -1,0 +1,39 @@
+// extension/graph_reading.h: a GraphReader (engine/storage.h) over a session, for the length of
+// one SQL call: the session's write transaction when one is open (read-your-writes), else the
+// session's shared snapshot, held until this object goes (so it never pins pages longer).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "extension/graph_session.h"
+#include "extension/sqlite_api.h"
+#include "lmdb_store/graph_access.h"
+
+namespace datalog::ext {
+
+class GraphReading {
+ public:
+  static Status open(GraphSession& session, std::unique_ptr<GraphReading>* out);
+  store::GraphAccess& access() { return *access_; }
+
+ private:
+  std::shared_ptr<GraphSession::Snapshot> snapshot_;
+  std::optional<store::GraphAccess> access_;
+};
+
+// Polls sqlite3_interrupt on a connection (SQLite 3.40 has no sqlite3_is_interrupted): a
+// statement stepped on an interrupted connection fails with SQLITE_INTERRUPT.
+class InterruptProbe {
+ public:
+  explicit InterruptProbe(sqlite3* db);
+  ~InterruptProbe();
+  InterruptProbe(const InterruptProbe&) = delete;
+  InterruptProbe& operator=(const InterruptProbe&) = delete;
+  bool interrupted();
+
+ private:
+  sqlite3_stmt* probe_ = nullptr;
+};
+
+}  // namespace datalog::ext

@@ -1,0 +1,198 @@
+#include "extension/query_execution.h"
+
+#include <fmt/format.h>
+
+#include "engine/edn_reader.h"
+#include "engine/analyzer.h"
+#include "engine/script_runner.h"
+#include "engine/time_text.h"
+#include "extension/graph_reading.h"
+#include "extension/sql_values.h"
+
+namespace datalog::ext {
+
+namespace {
+
+std::optional<Value> edn_scalar(const edn::Node& n) {
+  switch (n.kind) {
+    case edn::NodeKind::Keyword: return Value::keyword(n.text);
+    case edn::NodeKind::String: return Value::string(n.text);
+    case edn::NodeKind::Integer: return Value::integer(n.integer);
+    case edn::NodeKind::Float: return Value::floating(n.floating);
+    case edn::NodeKind::Boolean: return Value::boolean(n.boolean);
+    case edn::NodeKind::Nil: return Value::nil();
+    case edn::NodeKind::Uuid: return Value::uuid(n.uuid);
+    case edn::NodeKind::Instant: return Value::instant(n.integer);
+    default: return std::nullopt;
+  }
+}
+
+Status edn_argument(sqlite3_value* arg, const std::string& what, edn::Node* out) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(arg));
+  std::vector<edn::Node> forms;
+  const Status st = edn::read_forms(p ? p : "", &forms);
+  if (!st.ok() || forms.size() != 1 || forms[0].kind != edn::NodeKind::Vector) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("{} takes an EDN vector as text, such as '[1 2 3]'", what));
+  }
+  *out = std::move(forms[0]);
+  return Status::OK();
+}
+
+Status row_of(const edn::Node& vec, std::size_t width, const std::string& what, eval::Row* row) {
+  if (vec.kind != edn::NodeKind::Vector || vec.items.size() != width) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("{} takes vectors of {} values", what, width));
+  }
+  for (const auto& item : vec.items) {
+    auto v = edn_scalar(item);
+    if (!v) return Status(StatusCode::InvalidArgument, fmt::format("{}: values must be scalars", what));
+    row->push_back(std::move(*v));
+  }
+  return Status::OK();
+}
+
+void collect_slots(const std::vector<ast::Clause>& clauses, std::vector<std::string>& out);
+
+void add_slot(std::vector<std::string>& out, const std::string& name) {
+  if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+}
+
+void term_slot(const ast::Term& t, std::vector<std::string>& out) {
+  if (const auto* s = std::get_if<ast::Slot>(&t)) add_slot(out, s->name);
+}
+
+void expr_slots(const ast::Expr& e, std::vector<std::string>& out) {
+  for (const auto& arg : e.args) {
+    if (const auto* s = std::get_if<ast::Slot>(&arg)) add_slot(out, s->name);
+    if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) expr_slots(**sub, out);
+  }
+}
+
+void collect_slots(const std::vector<ast::Clause>& clauses, std::vector<std::string>& out) {
+  for (const auto& clause : clauses) {
+    std::visit(
+        [&](const auto& c) {
+          using T = std::decay_t<decltype(c)>;
+          if constexpr (std::is_same_v<T, ast::Pattern>) {
+            term_slot(c.e, out);
+            term_slot(c.a, out);
+            term_slot(c.v, out);
+          } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
+            expr_slots(c.expr, out);
+          } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
+            for (const auto& a : c.args) term_slot(a, out);
+          } else if constexpr (std::is_same_v<T, ast::Not>) {
+            collect_slots(c.body, out);
+          } else {
+            for (const auto& b : c.branches) collect_slots(b, out);
+          }
+        },
+        clause.node);
+  }
+}
+
+}  // namespace
+
+Value datalog_value_of(sqlite3_value* v) {
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER: return Value::integer(sqlite3_value_int64(v));
+    case SQLITE_FLOAT: return Value::floating(sqlite3_value_double(v));
+    case SQLITE_TEXT: {
+      const std::string text(reinterpret_cast<const char*>(sqlite3_value_text(v)),
+                             static_cast<std::size_t>(sqlite3_value_bytes(v)));
+      if (is_keyword_text(text)) return Value::keyword(text);
+      return Value::string(text);
+    }
+    case SQLITE_BLOB: {
+      const auto* p = static_cast<const char*>(sqlite3_value_blob(v));
+      return Value::bytes(std::string(p ? p : "", static_cast<std::size_t>(sqlite3_value_bytes(v))));
+    }
+    default: return Value::nil();
+  }
+}
+
+Status in_binding_relation(const ast::InBinding& b, sqlite3_value* arg, eval::Relation* out) {
+  out->vars.clear();
+  out->rows.clear();
+  for (const auto& v : b.vars) out->vars.push_back(v.name);
+  const std::string what = fmt::format(":in binding {}", b.vars.empty() ? "" : b.vars[0].name);
+  switch (b.kind) {
+    case ast::InBinding::Kind::Scalar:
+      out->rows.push_back({datalog_value_of(arg)});
+      return Status::OK();
+    case ast::InBinding::Kind::Tuple: {
+      edn::Node vec;
+      DATALOG_RETURN_IF_ERROR(edn_argument(arg, what, &vec));
+      eval::Row row;
+      DATALOG_RETURN_IF_ERROR(row_of(vec, b.vars.size(), what, &row));
+      out->rows.push_back(std::move(row));
+      return Status::OK();
+    }
+    case ast::InBinding::Kind::Collection: {
+      edn::Node vec;
+      DATALOG_RETURN_IF_ERROR(edn_argument(arg, what, &vec));
+      for (const auto& item : vec.items) {
+        auto v = edn_scalar(item);
+        if (!v) return Status(StatusCode::InvalidArgument, fmt::format("{}: values must be scalars", what));
+        out->rows.push_back({std::move(*v)});
+      }
+      return Status::OK();
+    }
+    case ast::InBinding::Kind::Relation: {
+      edn::Node vec;
+      DATALOG_RETURN_IF_ERROR(edn_argument(arg, what, &vec));
+      for (const auto& item : vec.items) {
+        eval::Row row;
+        DATALOG_RETURN_IF_ERROR(row_of(item, b.vars.size(), what, &row));
+        out->rows.push_back(std::move(row));
+      }
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Status execute_query(sqlite3* db, GraphSession& session, const ast::Query& query,
+                     const eval::QueryInputs& inputs, QueryRows* out) {
+  std::unique_ptr<GraphReading> reading;
+  DATALOG_RETURN_IF_ERROR(GraphReading::open(session, &reading));
+  std::vector<ast::Rule> rules;
+  DATALOG_RETURN_IF_ERROR(load_rules(reading->access(), &rules));
+  DATALOG_RETURN_IF_ERROR(check_rule_calls(query, rules));
+  InterruptProbe probe(db);
+  eval::RunOptions options;
+  options.now_ms = now_ms();
+  options.interrupted = [&probe] { return probe.interrupted(); };
+  eval::QueryResult result;
+  DATALOG_RETURN_IF_ERROR(eval::run_query(reading->access(), query, rules, inputs, options, &result));
+  out->rows = std::move(result.rows);
+  out->names.clear();
+  for (const auto& row : out->rows) {
+    for (const Value& v : row) {
+      if (!v.is(ValueKind::Ref) || out->names.count(v.as_ref())) continue;
+      std::optional<Value> name;
+      DATALOG_RETURN_IF_ERROR(reading->access().ident_of(v.as_ref(), &name));
+      out->names.emplace(v.as_ref(), std::move(name));
+    }
+  }
+  return Status::OK();
+}
+
+void result_cell(sqlite3_context* ctx, const Value& v, const QueryRows& rows) {
+  result_value(ctx, v, [&rows](EntityId id, std::optional<Value>* name) {
+    auto it = rows.names.find(id);
+    if (it != rows.names.end()) *name = it->second;
+    return Status::OK();
+  });
+}
+
+std::vector<std::string> query_slots(const ast::Query& query) {
+  std::vector<std::string> out;
+  if (query.as_of && query.as_of->kind == ast::AsOf::Kind::Slot) add_slot(out, query.as_of->slot);
+  if (query.valid_at && query.valid_at->kind == ast::ValidAt::Kind::Slot) add_slot(out, query.valid_at->slot);
+  collect_slots(query.where, out);
+  return out;
+}
+
+}  // namespace datalog::ext

@@ -1,0 +1,471 @@
+#include "extension/query_vtab.h"
+
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/analyzer.h"
+#include "engine/script_runner.h"
+#include "extension/connection_context.h"
+#include "extension/errors.h"
+#include "extension/query_execution.h"
+#include "extension/sql_values.h"
+
+namespace datalog::ext {
+
+namespace {
+
+constexpr int kAdHocColumns = 8;
+
+// What one declared column is.
+struct ColumnRole {
+  enum class Kind { Find, InBinding, Slot, Graph, QueryText, AdHocArg, Edn } kind;
+  std::size_t index = 0;  // find element, :in binding, slot, or ad hoc argument
+};
+
+struct QueryTable : sqlite3_vtab {
+  ConnectionContext* context = nullptr;
+  bool ad_hoc = false;
+  std::string graph;        // store table name (named queries)
+  std::string query_text;   // named queries
+  ast::Query query;         // named queries
+  std::vector<std::string> slots;
+  std::vector<ColumnRole> columns;
+};
+
+struct QueryCursor : sqlite3_vtab_cursor {
+  QueryTable* table() const { return static_cast<QueryTable*>(pVtab); }
+  QueryRows rows;
+  std::size_t pos = 0;
+  std::vector<sqlite3_value*> args;  // the argument values, by column (null when none)
+  // Ad hoc: the query of the last call, parsed once per distinct text.
+  std::string parsed_text;
+  ast::Query parsed;
+  std::vector<std::string> parsed_slots;
+
+  ~QueryCursor() { clear_args(); }
+  void clear_args() {
+    for (auto* v : args) sqlite3_value_free(v);
+    args.clear();
+  }
+};
+
+std::string dequote(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front()) {
+    const char q = s.front();
+    std::string out;
+    for (std::size_t i = 1; i + 1 < s.size(); ++i) {
+      out += s[i];
+      if (s[i] == q && i + 2 < s.size() && s[i + 1] == q) ++i;
+    }
+    return out;
+  }
+  return s;
+}
+
+std::string column_name(const ast::FindElement& f) {
+  std::string raw;
+  switch (f.kind) {
+    case ast::FindElement::Kind::Variable: raw = f.var.name; break;
+    case ast::FindElement::Kind::Aggregate:
+    case ast::FindElement::Kind::Window:
+      raw = f.has_var ? f.function + "_" + f.var.name : f.function;
+      break;
+    case ast::FindElement::Kind::Pull: raw = "pull_" + f.var.name; break;
+  }
+  std::string name;
+  for (char c : raw) {
+    if (std::isalnum(static_cast<unsigned char>(c))) name += c;
+    else if (!name.empty() && name.back() != '_') name += '_';
+  }
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name.empty() ? "col" : name;
+}
+
+std::string unique_name(std::vector<std::string>& taken, std::string name) {
+  std::string candidate = name;
+  for (int n = 2; std::find(taken.begin(), taken.end(), candidate) != taken.end(); ++n) {
+    candidate = fmt::format("{}_{}", name, n);
+  }
+  taken.push_back(candidate);
+  return candidate;
+}
+
+std::string quoted(const std::string& name) { return "\"" + name + "\""; }
+
+// --- named queries --------------------------------------------------------------------------
+
+int named_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                  char** err) {
+  return guarded(nullptr, [&]() -> int {
+    if (argc != 5) {
+      *err = sqlite3_mprintf(
+          "datalog: datalog_query takes a store table and a query: "
+          "USING datalog_query(g, '(query [...])')");
+      return SQLITE_ERROR;
+    }
+    auto table = std::make_unique<QueryTable>();
+    std::memset(static_cast<sqlite3_vtab*>(table.get()), 0, sizeof(sqlite3_vtab));
+    table->context = static_cast<ConnectionContext*>(aux);
+    table->graph = dequote(argv[3]);
+    table->query_text = dequote(argv[4]);
+    Status st = parse_query(table->query_text, &table->query);
+    if (st.ok()) st = check_query(table->query);
+    if (!st.ok()) {
+      *err = sqlite3_mprintf("datalog: %s", st.message().c_str());
+      return SQLITE_ERROR;
+    }
+    table->slots = query_slots(table->query);
+    std::vector<std::string> taken;
+    std::string schema = "CREATE TABLE x(";
+    auto add = [&](const std::string& name, bool hidden, ColumnRole role) {
+      if (!table->columns.empty()) schema += ", ";
+      schema += quoted(unique_name(taken, name)) + (hidden ? " HIDDEN" : "");
+      table->columns.push_back(role);
+    };
+    for (std::size_t i = 0; i < table->query.find.size(); ++i) {
+      add(column_name(table->query.find[i]), false, {ColumnRole::Kind::Find, i});
+    }
+    for (std::size_t i = 0; i < table->query.in.size(); ++i) {
+      std::string name;
+      for (const auto& v : table->query.in[i].vars) name += (name.empty() ? "" : "_") + v.name.substr(1);
+      ast::FindElement as_column;
+      as_column.var.name = "?" + name;
+      add(column_name(as_column), true, {ColumnRole::Kind::InBinding, i});
+    }
+    for (std::size_t i = 0; i < table->slots.size(); ++i) {
+      add(table->slots[i], true, {ColumnRole::Kind::Slot, i});
+    }
+    schema += ")";
+    const int rc = sqlite3_declare_vtab(db, schema.c_str());
+    if (rc != SQLITE_OK) {
+      *err = sqlite3_mprintf("datalog: cannot declare the columns of this query: %s", sqlite3_errmsg(db));
+      return rc;
+    }
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+    *out = table.release();
+    return SQLITE_OK;
+  });
+}
+
+// Distinct from named_connect so the module is not eponymous (it needs its arguments).
+int named_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                 char** err) {
+  return named_connect(db, aux, argc, argv, out, err);
+}
+
+// --- ad hoc ----------------------------------------------------------------------------------
+
+int adhoc_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+  return guarded(nullptr, [&]() -> int {
+    auto table = std::make_unique<QueryTable>();
+    std::memset(static_cast<sqlite3_vtab*>(table.get()), 0, sizeof(sqlite3_vtab));
+    table->context = static_cast<ConnectionContext*>(aux);
+    table->ad_hoc = true;
+    std::string schema = "CREATE TABLE x(";
+    for (int i = 0; i < kAdHocColumns; ++i) {
+      schema += fmt::format("c{}, ", i + 1);
+      table->columns.push_back({ColumnRole::Kind::Find, static_cast<std::size_t>(i)});
+    }
+    schema += "graph HIDDEN, query HIDDEN";
+    table->columns.push_back({ColumnRole::Kind::Graph, 0});
+    table->columns.push_back({ColumnRole::Kind::QueryText, 0});
+    for (int i = 0; i < kAdHocColumns; ++i) {
+      schema += fmt::format(", a{} HIDDEN", i + 1);
+      table->columns.push_back({ColumnRole::Kind::AdHocArg, static_cast<std::size_t>(i)});
+    }
+    schema += ", edn HIDDEN)";
+    table->columns.push_back({ColumnRole::Kind::Edn, 0});
+    const int rc = sqlite3_declare_vtab(db, schema.c_str());
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+    *out = table.release();
+    return SQLITE_OK;
+  });
+}
+
+int query_disconnect(sqlite3_vtab* vtab) {
+  delete static_cast<QueryTable*>(vtab);
+  return SQLITE_OK;
+}
+
+bool is_argument(ColumnRole::Kind k) {
+  return k == ColumnRole::Kind::InBinding || k == ColumnRole::Kind::Slot ||
+         k == ColumnRole::Kind::Graph || k == ColumnRole::Kind::QueryText ||
+         k == ColumnRole::Kind::AdHocArg;
+}
+
+bool is_required(const QueryTable& t, ColumnRole::Kind k) {
+  if (t.ad_hoc) return k == ColumnRole::Kind::Graph || k == ColumnRole::Kind::QueryText;
+  return k == ColumnRole::Kind::InBinding || k == ColumnRole::Kind::Slot;
+}
+
+// Plan: idxStr lists the columns whose values reach xFilter, in argv order ("3,0").
+int query_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  auto* table = static_cast<QueryTable*>(vtab);
+  return guarded(vtab, [&]() -> int {
+    const bool windows = std::any_of(table->query.find.begin(), table->query.find.end(),
+                                     [](const auto& f) { return f.kind == ast::FindElement::Kind::Window; });
+    std::vector<int> seen(table->columns.size(), -1);
+    std::vector<bool> present(table->columns.size(), false);
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& c = info->aConstraint[i];
+      if (c.iColumn < 0 || c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+      const ColumnRole& role = table->columns[static_cast<std::size_t>(c.iColumn)];
+      if (is_argument(role.kind)) {
+        present[static_cast<std::size_t>(c.iColumn)] = true;
+        if (!c.usable) return SQLITE_CONSTRAINT;  // wait for a plan that can supply it
+        seen[static_cast<std::size_t>(c.iColumn)] = i;
+      } else if (c.usable && !table->ad_hoc && !windows &&
+                 table->query.find[role.index].kind == ast::FindElement::Kind::Variable) {
+        seen[static_cast<std::size_t>(c.iColumn)] = i;
+      }
+    }
+    for (std::size_t col = 0; col < table->columns.size(); ++col) {
+      if (is_required(*table, table->columns[col].kind) && !present[col]) {
+        std::string what;
+        if (table->ad_hoc) {
+          what = "datalog_q needs a graph and a query: datalog_q('g', '(query [...])')";
+        } else {
+          what = fmt::format("table needs a value for every :in binding and slot of its query "
+                             "(column {} is missing)", col + 1);
+        }
+        set_vtab_error(vtab, what);
+        return SQLITE_ERROR;
+      }
+    }
+    std::string plan;
+    int next = 1;
+    double cost = 1e6;
+    for (std::size_t col = 0; col < table->columns.size(); ++col) {
+      const int i = seen[col];
+      if (i < 0) continue;
+      info->aConstraintUsage[i].argvIndex = next++;
+      const bool argument = is_argument(table->columns[col].kind);
+      info->aConstraintUsage[i].omit = argument ? 1 : 0;
+      if (!argument) cost /= 10;  // a pushed-down binding narrows the query
+      plan += (plan.empty() ? "" : ",") + std::to_string(col);
+    }
+    info->idxStr = sqlite3_mprintf("%s", plan.c_str());
+    if (!info->idxStr) return SQLITE_NOMEM;
+    info->needToFreeIdxStr = 1;
+    info->estimatedCost = cost;
+    info->estimatedRows = static_cast<sqlite3_int64>(cost / 10);
+    return SQLITE_OK;
+  });
+}
+
+int query_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  auto* c = new (std::nothrow) QueryCursor();
+  if (!c) return SQLITE_NOMEM;
+  *out = c;
+  return SQLITE_OK;
+}
+
+int query_close(sqlite3_vtab_cursor* cur) {
+  delete static_cast<QueryCursor*>(cur);
+  return SQLITE_OK;
+}
+
+std::string text_of(sqlite3_value* v) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+  return p ? std::string(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : std::string();
+}
+
+int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
+  auto* c = static_cast<QueryCursor*>(cur);
+  QueryTable* table = c->table();
+  return guarded(cur->pVtab, [&]() -> int {
+    c->rows = QueryRows{};
+    c->pos = 0;
+    c->clear_args();
+    c->args.assign(table->columns.size(), nullptr);
+    std::vector<std::size_t> order;
+    for (const char* p = idx_str; p && *p;) {
+      order.push_back(static_cast<std::size_t>(std::strtoul(p, nullptr, 10)));
+      p = std::strchr(p, ',');
+      if (p) ++p;
+    }
+    for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < argc; ++i) {
+      c->args[order[i]] = sqlite3_value_dup(argv[i]);
+    }
+    // Which query, on which graph.
+    const ast::Query* query = &table->query;
+    const std::vector<std::string>* slots = &table->slots;
+    std::string graph = table->graph;
+    std::vector<sqlite3_value*> positional;  // ad hoc arguments a1..a8
+    if (table->ad_hoc) {
+      for (std::size_t col = 0; col < table->columns.size(); ++col) {
+        const ColumnRole& role = table->columns[col];
+        if (!c->args[col]) continue;
+        if (role.kind == ColumnRole::Kind::Graph) graph = text_of(c->args[col]);
+        if (role.kind == ColumnRole::Kind::AdHocArg) {
+          if (positional.size() <= role.index) positional.resize(role.index + 1, nullptr);
+          positional[role.index] = c->args[col];
+        }
+      }
+      std::string text;
+      for (std::size_t col = 0; col < table->columns.size(); ++col) {
+        if (table->columns[col].kind == ColumnRole::Kind::QueryText && c->args[col]) text = text_of(c->args[col]);
+      }
+      if (text != c->parsed_text || c->parsed.find.empty()) {
+        Status st = parse_query(text, &c->parsed);
+        if (st.ok()) st = check_query(c->parsed);
+        if (!st.ok()) return report(cur->pVtab, st);
+        c->parsed_text = text;
+        c->parsed_slots = query_slots(c->parsed);
+      }
+      if (c->parsed.find.size() > static_cast<std::size_t>(kAdHocColumns)) {
+        set_vtab_error(cur->pVtab, fmt::format("datalog_q shows at most {} :find elements; declare a "
+                                               "datalog_query table for more", kAdHocColumns));
+        return SQLITE_ERROR;
+      }
+      query = &c->parsed;
+      slots = &c->parsed_slots;
+      const std::size_t needed = query->in.size() + slots->size();
+      std::size_t given = 0;
+      while (given < positional.size() && positional[given]) ++given;
+      if (given != needed) {
+        set_vtab_error(cur->pVtab, fmt::format("this query takes {} argument{} after the query "
+                                               "(its :in bindings, then its slots); got {}",
+                                               needed, needed == 1 ? "" : "s", given));
+        return SQLITE_ERROR;
+      }
+    }
+    eval::QueryInputs inputs;
+    std::size_t next_positional = 0;
+    auto take = [&](std::size_t col_or_none) -> sqlite3_value* {
+      if (table->ad_hoc) return positional[next_positional++];
+      return c->args[col_or_none];
+    };
+    // :in bindings, then slots, then pushed-down find variables.
+    for (std::size_t i = 0; i < query->in.size(); ++i) {
+      std::size_t col = 0;
+      for (; col < table->columns.size(); ++col) {
+        if (table->columns[col].kind == ColumnRole::Kind::InBinding && table->columns[col].index == i) break;
+      }
+      sqlite3_value* v = take(col);
+      if (!v) continue;
+      eval::Relation rel;
+      const Status st = in_binding_relation(query->in[i], v, &rel);
+      if (!st.ok()) return report(cur->pVtab, st);
+      inputs.bindings.push_back(std::move(rel));
+    }
+    for (std::size_t i = 0; i < slots->size(); ++i) {
+      std::size_t col = 0;
+      for (; col < table->columns.size(); ++col) {
+        if (table->columns[col].kind == ColumnRole::Kind::Slot && table->columns[col].index == i) break;
+      }
+      sqlite3_value* v = take(col);
+      if (v) inputs.slots[(*slots)[i]] = datalog_value_of(v);
+    }
+    if (!table->ad_hoc) {
+      for (std::size_t col = 0; col < table->columns.size(); ++col) {
+        const ColumnRole& role = table->columns[col];
+        if (role.kind != ColumnRole::Kind::Find || !c->args[col]) continue;
+        eval::Relation rel;
+        rel.vars.push_back(query->find[role.index].var.name);
+        const IdentResolver none = [](const Value&, std::optional<EntityId>* out) {
+          out->reset();
+          return Status::OK();
+        };
+        for (Value& v : equal_candidates(c->args[col], std::nullopt, none)) rel.rows.push_back({std::move(v)});
+        Value as_given = datalog_value_of(c->args[col]);
+        if (as_given.is(ValueKind::Keyword)) rel.rows.push_back({std::move(as_given)});
+        inputs.bindings.push_back(std::move(rel));
+      }
+    }
+    std::string error;
+    auto session = table->context->session_of_table(graph, &error);
+    if (!session) {
+      set_vtab_error(cur->pVtab, error);
+      return SQLITE_ERROR;
+    }
+    sqlite3* db = table->context->db();
+    const Status st = execute_query(db, *session, *query, inputs, &c->rows);
+    return report(cur->pVtab, st);
+  });
+}
+
+int query_next(sqlite3_vtab_cursor* cur) {
+  ++static_cast<QueryCursor*>(cur)->pos;
+  return SQLITE_OK;
+}
+
+int query_eof(sqlite3_vtab_cursor* cur) {
+  auto* c = static_cast<QueryCursor*>(cur);
+  return c->pos >= c->rows.rows.size() ? 1 : 0;
+}
+
+int query_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
+  auto* c = static_cast<QueryCursor*>(cur);
+  return guarded(cur->pVtab, [&]() -> int {
+    const ColumnRole& role = c->table()->columns[static_cast<std::size_t>(column)];
+    const eval::Row& row = c->rows.rows[c->pos];
+    switch (role.kind) {
+      case ColumnRole::Kind::Find:
+        if (role.index < row.size()) result_cell(ctx, row[role.index], c->rows);
+        break;
+      case ColumnRole::Kind::Edn: {
+        std::string text = "[";
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          if (i) text += ' ';
+          const Value& v = row[i];
+          auto it = v.is(ValueKind::Ref) ? c->rows.names.find(v.as_ref()) : c->rows.names.end();
+          text += (it != c->rows.names.end() && it->second) ? it->second->to_edn() : v.to_edn();
+        }
+        text += "]";
+        sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+        break;
+      }
+      default:
+        if (c->args[static_cast<std::size_t>(column)]) {
+          sqlite3_result_value(ctx, c->args[static_cast<std::size_t>(column)]);
+        }
+        break;
+    }
+    return SQLITE_OK;
+  });
+}
+
+int query_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* rowid) {
+  *rowid = static_cast<sqlite3_int64>(static_cast<QueryCursor*>(cur)->pos) + 1;
+  return SQLITE_OK;
+}
+
+sqlite3_module make_module(bool ad_hoc) {
+  sqlite3_module m{};
+  m.iVersion = 1;
+  m.xCreate = ad_hoc ? nullptr : named_create;
+  m.xConnect = ad_hoc ? adhoc_connect : named_connect;
+  m.xBestIndex = query_best_index;
+  m.xDisconnect = query_disconnect;
+  m.xDestroy = query_disconnect;
+  m.xOpen = query_open;
+  m.xClose = query_close;
+  m.xFilter = query_filter;
+  m.xNext = query_next;
+  m.xEof = query_eof;
+  m.xColumn = query_column;
+  m.xRowid = query_rowid;
+  return m;
+}
+
+const sqlite3_module kNamedModule = make_module(false);
+const sqlite3_module kAdHocModule = make_module(true);
+
+}  // namespace
+
+int register_query_modules(sqlite3* db, ConnectionContext* context) {
+  int rc = sqlite3_create_module_v2(db, "datalog_query", &kNamedModule, context, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_create_module_v2(db, "datalog_q", &kAdHocModule, context, nullptr);
+  return rc;
+}
+
+}  // namespace datalog::ext

@@ -1,0 +1,75 @@
+#include "extension/script_host.h"
+
+#include <fmt/format.h>
+
+namespace datalog::ext {
+
+SessionScriptHost::~SessionScriptHost() {
+  if (own_transaction_) session_.rollback();
+}
+
+Status SessionScriptHost::enlist() {
+  // A statement that writes the table makes SQLite call xBegin on it in the open transaction.
+  const std::string sql = fmt::format("DELETE FROM {} WHERE 0", table_);
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_step(stmt);
+  const std::string message = sqlite3_errmsg(db_);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) {
+    return Status(rc == SQLITE_BUSY ? StatusCode::Busy : StatusCode::Internal,
+                  fmt::format("cannot join the transaction: {}", message));
+  }
+  if (!session_.writer() || !session_.writer()->open()) {
+    return Status(StatusCode::Internal, "the graph did not join the transaction");
+  }
+  return Status::OK();
+}
+
+Status SessionScriptHost::begin_write(GraphWriter** writer) {
+  reading_.reset();
+  store::WriteTxn* w = session_.writer();
+  if (w && !w->failure().ok()) return w->failure();
+  if (!w && !sqlite3_get_autocommit(db_)) {
+    DATALOG_RETURN_IF_ERROR(enlist());
+    w = session_.writer();
+  }
+  if (w) {
+    DATALOG_RETURN_IF_ERROR(w->savepoint(kPrivateSavepoint));
+    own_transaction_ = false;
+  } else {
+    DATALOG_RETURN_IF_ERROR(session_.begin_write());
+    w = session_.writer();
+    own_transaction_ = true;
+  }
+  writer_access_.emplace(session_.env(), *w);
+  *writer = &*writer_access_;
+  return Status::OK();
+}
+
+Status SessionScriptHost::end_write(bool success) {
+  writer_access_.reset();
+  if (own_transaction_) {
+    own_transaction_ = false;
+    if (!success) {
+      session_.rollback();
+      return Status::OK();
+    }
+    const Status st = session_.commit();
+    if (!st.ok()) session_.rollback();
+    return st;
+  }
+  store::WriteTxn* w = session_.writer();
+  if (!w) return Status::OK();
+  if (!success) DATALOG_RETURN_IF_ERROR(w->rollback_to(kPrivateSavepoint));
+  return w->release(kPrivateSavepoint);
+}
+
+Status SessionScriptHost::reader(GraphReader** reader) {
+  reading_.reset();
+  DATALOG_RETURN_IF_ERROR(GraphReading::open(session_, &reading_));
+  *reader = &reading_->access();
+  return Status::OK();
+}
+
+}  // namespace datalog::ext

@@ -1,0 +1,47 @@
+// extension/script_host.h: how datalog_exec's writes join SQLite's transaction.
+//
+// - Inside a transaction (BEGIN ... COMMIT, or a statement already writing the graph): the
+//   graph's store table is enlisted in it (so COMMIT commits the graph, ROLLBACK discards it,
+//   savepoints nest), and each command runs inside a private savepoint, so a failing command
+//   undoes only itself and the error reaches the caller.
+// - In autocommit mode: each transact / retract / rule is its own graph transaction, committed
+//   when the command ends — one transaction counter per command, as in Minigraf, so `:as-of N`
+//   in a script means what it means there.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/script_runner.h"
+#include "extension/graph_reading.h"
+#include "extension/graph_session.h"
+#include "extension/sqlite_api.h"
+
+namespace datalog::ext {
+
+class SessionScriptHost final : public ScriptHost {
+ public:
+  SessionScriptHost(sqlite3* db, GraphSession& session, std::string qualified_table)
+      : db_(db), session_(session), table_(std::move(qualified_table)) {}
+  ~SessionScriptHost() override;
+
+  Status begin_write(GraphWriter** writer) override;
+  Status end_write(bool success) override;
+  Status reader(GraphReader** reader) override;
+  // A reader that stays valid until the next call (for naming entities in results).
+  GraphReader* last_reader() { return reading_ ? &reading_->access() : nullptr; }
+
+ private:
+  Status enlist();
+
+  static constexpr int kPrivateSavepoint = 1 << 20;  // above any SQLite savepoint level
+  sqlite3* db_;
+  GraphSession& session_;
+  std::string table_;
+  bool own_transaction_ = false;
+  std::optional<store::GraphAccess> writer_access_;
+  std::unique_ptr<GraphReading> reading_;
+};
+
+}  // namespace datalog::ext
