@@ -725,30 +725,24 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     rel.rows.clear();
     return Status::OK();
   }
-  KeyIndex index;
-  std::vector<const Row*> rows;
-  for (const Row& t : *tuples) {
-    if (t.size() != args.size()) continue;
-    Row key;
-    bool ok = true;
-    for (std::size_t i = 0; i < args.size() && ok; ++i) {
-      if (args[i].kind == Slot::Kind::Constant) ok = ctx_.join_key(t[i]) == args[i].constant;
-      else if (args[i].kind == Slot::Kind::Bound) key.push_back(ctx_.join_key(t[i]));
-    }
-    if (!ok) continue;
-    index[std::move(key)].push_back(rows.size());
-    rows.push_back(&t);
+  // Probe the set's index on the constant and bound positions (tuples hold join keys).
+  std::uint64_t mask = 0;
+  for (std::size_t i = 0; i < args.size() && i < 64; ++i) {
+    if (args[i].kind == Slot::Kind::Constant || args[i].kind == Slot::Kind::Bound) mask |= std::uint64_t{1} << i;
   }
+  const TupleSet::Index& index = tuples->index(mask);
+  Row key;
   for (const Row& row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
-    Row key;
+    key.clear();
     for (const ArgSlot& a : args) {
+      if (a.kind == Slot::Kind::Constant) key.push_back(a.constant);
       if (a.kind == Slot::Kind::Bound) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(a.column)]));
     }
     auto it = index.find(key);
     if (it == index.end()) continue;
-    for (std::size_t r : it->second) {
-      const Row& t = *rows[r];
+    for (const Row* tuple : it->second) {
+      const Row& t = *tuple;
       Row next = row;
       next.resize(out.vars.size());
       bool ok = true;

@@ -13,21 +13,52 @@
 
 namespace datalog::eval {
 
-// A set of tuples; insertion order is irrelevant (results are sets, LANGUAGE.md §6).
+// A set of tuples; insertion order is irrelevant (results are sets, LANGUAGE.md §6). Values
+// are stored as join keys (EvalContext::join_key), so lookups compare them directly.
+// Lookups by some positions use hash indexes built on first use and kept up to date on every
+// insert, so semi-naive iterations cost what their deltas cost, not the whole set again.
 class TupleSet {
  public:
-  bool insert(Row row) { return rows_.insert(std::move(row)).second; }
+  using Key = Row;
+  using Index = std::unordered_map<Key, std::vector<const Row*>, RowHash>;
+
+  bool insert(Row row) {
+    auto [it, fresh] = rows_.insert(std::move(row));
+    if (fresh) {
+      for (auto& [mask, index] : indexes_) index[key_of(*it, mask)].push_back(&*it);
+    }
+    return fresh;
+  }
   bool contains(const Row& row) const { return rows_.count(row) > 0; }
   std::size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
   auto begin() const { return rows_.begin(); }
   auto end() const { return rows_.end(); }
   void merge(const TupleSet& other) {
-    for (const Row& r : other) rows_.insert(r);
+    for (const Row& r : other) insert(r);
+  }
+
+  // The tuples by the values at the positions set in mask (bit i = position i).
+  const Index& index(std::uint64_t mask) const {
+    auto it = indexes_.find(mask);
+    if (it == indexes_.end()) {
+      it = indexes_.emplace(mask, Index{}).first;
+      for (const Row& r : rows_) it->second[key_of(r, mask)].push_back(&r);
+    }
+    return it->second;
   }
 
  private:
-  std::unordered_set<Row, RowHash> rows_;
+  static Key key_of(const Row& r, std::uint64_t mask) {
+    Key k;
+    for (std::size_t i = 0; i < r.size() && i < 64; ++i) {
+      if (mask & (std::uint64_t{1} << i)) k.push_back(r[i]);
+    }
+    return k;
+  }
+
+  std::unordered_set<Row, RowHash> rows_;  // node-based: element addresses are stable
+  mutable std::unordered_map<std::uint64_t, Index> indexes_;
 };
 
 class DerivedLookup {

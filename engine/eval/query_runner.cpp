@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/eval/find_projector.h"
+#include "engine/eval/magic_sets.h"
 #include "engine/eval/rule_evaluator.h"
 #include "engine/time_text.h"
 
@@ -195,7 +196,15 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   ast::Query bound;
   DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &bound));
   Trace* trace = options.trace ? &result->trace : nullptr;
-  RuleEvaluator derived(ctx, rules);
+  // Rules called with constants are evaluated on demand (magic sets).
+  std::vector<ast::Rule> demand_rules;
+  bool rewritten = false;
+  if (!rules.empty()) {
+    std::vector<ast::Clause> where;
+    DATALOG_RETURN_IF_ERROR(rewrite_for_demand(bound.where, rules, &where, &demand_rules, &rewritten));
+    if (rewritten) bound.where = std::move(where);
+  }
+  RuleEvaluator derived(ctx, rewritten ? demand_rules : rules);
   std::set<std::string> needed;
   collect_calls(bound.where, needed);
   if (!needed.empty()) DATALOG_RETURN_IF_ERROR(derived.derive(needed, trace));

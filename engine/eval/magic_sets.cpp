@@ -1,0 +1,327 @@
+#include "engine/eval/magic_sets.h"
+
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "engine/eval/body_evaluator.h"
+
+namespace datalog::eval {
+
+namespace {
+
+using Adornment = std::string;  // one 'b' or 'f' per argument
+
+std::string adorned_name(const std::string& name, const Adornment& a) { return name + "#" + a; }
+std::string magic_name(const std::string& name, const Adornment& a) { return "magic#" + name + "#" + a; }
+
+bool is_bound(const ast::Term& t, const std::set<std::string>& bound) {
+  if (std::holds_alternative<Value>(t)) return true;
+  if (const auto* v = std::get_if<ast::Variable>(&t)) return !v->is_wildcard() && bound.count(v->name);
+  return false;
+}
+
+Adornment adornment_of(const std::vector<ast::Term>& args, const std::set<std::string>& bound) {
+  Adornment a;
+  for (const auto& t : args) a += is_bound(t, bound) ? 'b' : 'f';
+  return a;
+}
+
+std::vector<ast::Term> bound_args(const std::vector<ast::Term>& args, const Adornment& a) {
+  std::vector<ast::Term> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (a[i] == 'b') out.push_back(args[i]);
+  }
+  return out;
+}
+
+ast::Clause call_clause(std::string name, std::vector<ast::Term> args, ast::SourcePos pos) {
+  return ast::Clause{ast::RuleCall{std::move(name), std::move(args), pos}};
+}
+
+// Inputs a filter clause needs bound before it can run (expressions, not).
+std::vector<std::string> needs(const ast::Clause& c, const std::set<std::string>& bindable) {
+  std::vector<std::string> out;
+  if (std::holds_alternative<ast::ExprClause>(c.node)) {
+    const auto& e = std::get<ast::ExprClause>(c.node);
+    for (const auto& v : clause_variables(c)) {
+      if (!e.out || v != e.out->name) out.push_back(v);
+    }
+  } else if (const auto* n = std::get_if<ast::Not>(&c.node)) {
+    if (n->is_join) {
+      for (const auto& v : n->join_vars) out.push_back(v.name);
+    } else {
+      for (const auto& v : clause_variables(c)) {
+        if (bindable.count(v)) out.push_back(v);
+      }
+    }
+  }
+  return out;
+}
+
+// The order in which a body binds variables, starting from bound (sideways information passing):
+// filters as soon as their inputs are bound; then clauses that share a bound variable or hold a
+// constant; then the rest in written order.
+std::vector<std::size_t> sips_order(const std::vector<ast::Clause>& body, std::set<std::string> bound) {
+  std::set<std::string> bindable;
+  for (const auto& c : body) {
+    for (const auto& v : clause_binds(c)) bindable.insert(v);
+  }
+  std::vector<std::size_t> order;
+  std::vector<bool> used(body.size(), false);
+  while (order.size() < body.size()) {
+    std::size_t pick = body.size();
+    for (std::size_t i = 0; i < body.size() && pick == body.size(); ++i) {
+      if (used[i]) continue;
+      const bool filter = std::holds_alternative<ast::ExprClause>(body[i].node) ||
+                          std::holds_alternative<ast::Not>(body[i].node);
+      if (!filter) continue;
+      bool ready = true;
+      for (const auto& v : needs(body[i], bindable)) ready &= bound.count(v) > 0;
+      if (ready) pick = i;
+    }
+    for (std::size_t i = 0; i < body.size() && pick == body.size(); ++i) {
+      if (used[i] || std::holds_alternative<ast::ExprClause>(body[i].node) ||
+          std::holds_alternative<ast::Not>(body[i].node)) {
+        continue;
+      }
+      bool connected = false;
+      for (const auto& v : clause_variables(body[i])) connected |= bound.count(v) > 0;
+      if (const auto* p = std::get_if<ast::Pattern>(&body[i].node)) {
+        connected |= std::holds_alternative<Value>(p->e) || std::holds_alternative<Value>(p->v);
+      }
+      if (connected) pick = i;
+    }
+    for (std::size_t i = 0; i < body.size() && pick == body.size(); ++i) {
+      if (!used[i]) pick = i;
+    }
+    used[pick] = true;
+    order.push_back(pick);
+    for (const auto& v : clause_binds(body[pick])) bound.insert(v);
+  }
+  return order;
+}
+
+void collect_calls_named(const std::vector<ast::Clause>& clauses, std::set<std::string>& out) {
+  for (const auto& clause : clauses) {
+    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) {
+      out.insert(c->name);
+    } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
+      collect_calls_named(n->body, out);
+    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
+      for (const auto& b : o->branches) collect_calls_named(b, out);
+    }
+  }
+}
+
+int recursive_calls_in(const ast::Rule& rule, const std::string& name) {
+  int n = 0;
+  for (const auto& clause : rule.body) {
+    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node); c && c->name == name) ++n;
+  }
+  return n;
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(const std::vector<ast::Rule>& rules) : rules_(rules) {
+    for (const auto& r : rules) idb_.insert(r.name);
+  }
+
+  // The call to use for name(args) given bound variables; schedules its adorned rules.
+  ast::Clause demand(const ast::RuleCall& call, const Adornment& a) {
+    if (a.find('b') == std::string::npos) return ast::Clause{call};
+    if (done_.insert({call.name, a}).second) todo_.emplace_back(call.name, a);
+    return call_clause(adorned_name(call.name, a), call.args, call.pos);
+  }
+
+  bool is_rule(const std::string& name) const { return idb_.count(name) > 0; }
+
+  void run() {
+    while (!todo_.empty()) {
+      auto [name, a] = todo_.front();
+      todo_.pop_front();
+      for (const auto& rule : rules_) {
+        if (rule.name == name && rule.head.size() == a.size()) adorn(rule, a);
+      }
+    }
+  }
+
+  // Right-linear rules called with their bound arguments fixed, such as
+  //   (reach ?x ?y) :- [?x :next ?y]     (reach ?x ?y) :- [?x :next ?z] (reach ?z ?y)
+  // answer a call from the demand alone ("factoring"): every answer of (reach c ?y) is an answer
+  // of an exit rule for some demanded value, so
+  //   answer#reach#bf(?y) :- (magic#reach#bf ?x), [?x :next ?y]
+  // is linear where the adorned rules derive a tuple per pair (quadratic on a chain).
+  // Conditions: each recursive rule calls p#a exactly once, at the top level, passing its free
+  // head variables through unchanged, and uses them nowhere else; no other rule of p is called.
+  bool factorable(const std::string& name, const Adornment& a) const {
+    bool any_exit = false;
+    for (const auto& rule : rules_) {
+      if (rule.name != name) continue;
+      if (rule.head.size() != a.size()) return false;
+      std::set<std::string> free_vars;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto* v = std::get_if<ast::Variable>(&rule.head[i]);
+        if (a[i] == 'f') {
+          if (!v || v->is_wildcard() || !free_vars.insert(v->name).second) return false;
+        }
+      }
+      const bool recursive = recursive_calls_in(rule, name) > 0;
+      int recursive_calls = 0;
+      for (const auto& clause : rule.body) {
+        const auto* call = std::get_if<ast::RuleCall>(&clause.node);
+        if (call && call->name == name) {
+          ++recursive_calls;
+          if (call->args.size() != a.size()) return false;
+          for (std::size_t i = 0; i < a.size(); ++i) {
+            const auto* v = std::get_if<ast::Variable>(&call->args[i]);
+            const auto* h = std::get_if<ast::Variable>(&rule.head[i]);
+            if (a[i] == 'f' && (!v || !h || v->name != h->name)) return false;
+            if (a[i] == 'b' && v && free_vars.count(v->name)) return false;
+          }
+          continue;
+        }
+        std::set<std::string> inside;
+        collect_calls_named({clause}, inside);
+        if (inside.count(name)) return false;  // a recursive call hidden in not / or
+        if (recursive) {
+          for (const auto& v : clause_variables(clause)) {
+            if (free_vars.count(v)) return false;  // the free variables only pass through
+          }
+        }
+      }
+      if (recursive_calls > 1) return false;
+      if (recursive_calls == 0) any_exit = true;
+    }
+    return any_exit;
+  }
+
+  // answer#p#a(free head args) :- (magic#p#a bound head args), body — one per exit rule.
+  void add_answers(const std::string& name, const Adornment& a) {
+    for (const auto& rule : rules_) {
+      if (rule.name != name || recursive_calls_in(rule, name) > 0) continue;
+      ast::Rule answer;
+      answer.name = answer_name(name, a);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i] == 'f') answer.head.push_back(rule.head[i]);
+      }
+      answer.body.push_back(call_clause(magic_name(name, a), bound_args(rule.head, a), rule.pos));
+      for (const auto& clause : rule.body) answer.body.push_back(clause);
+      answer.pos = rule.pos;
+      out_.push_back(std::move(answer));
+    }
+  }
+
+  static std::string answer_name(const std::string& name, const Adornment& a) {
+    return "answer#" + name + "#" + a;
+  }
+
+  std::vector<ast::Rule> take() { return std::move(out_); }
+  void add(ast::Rule r) { out_.push_back(std::move(r)); }
+
+ private:
+  void adorn(const ast::Rule& rule, const Adornment& a) {
+    std::set<std::string> bound;
+    for (std::size_t i = 0; i < rule.head.size(); ++i) {
+      if (a[i] != 'b') continue;
+      if (const auto* v = std::get_if<ast::Variable>(&rule.head[i]); v && !v->is_wildcard()) bound.insert(v->name);
+    }
+    const ast::Clause magic = call_clause(magic_name(rule.name, a), bound_args(rule.head, a), rule.pos);
+    std::vector<ast::Clause> body{magic};
+    for (std::size_t idx : sips_order(rule.body, bound)) {
+      const ast::Clause& clause = rule.body[idx];
+      const auto* call = std::get_if<ast::RuleCall>(&clause.node);
+      if (call && is_rule(call->name)) {
+        const Adornment b = adornment_of(call->args, bound);
+        if (b.find('b') != std::string::npos) {
+          // Demand for the callee: what this rule has bound when it reaches the call.
+          ast::Rule m;
+          m.name = magic_name(call->name, b);
+          m.head = bound_args(call->args, b);
+          m.body = body;
+          m.pos = call->pos;
+          out_.push_back(std::move(m));
+        }
+        body.push_back(demand(*call, b));
+      } else {
+        body.push_back(clause);
+      }
+      for (const auto& v : clause_binds(clause)) bound.insert(v);
+    }
+    ast::Rule adorned;
+    adorned.name = adorned_name(rule.name, a);
+    adorned.head = rule.head;
+    adorned.body = std::move(body);
+    adorned.source = rule.source;
+    adorned.pos = rule.pos;
+    out_.push_back(std::move(adorned));
+  }
+
+  const std::vector<ast::Rule>& rules_;
+  std::set<std::string> idb_;
+  std::set<std::pair<std::string, Adornment>> done_;
+  std::deque<std::pair<std::string, Adornment>> todo_;
+  std::vector<ast::Rule> out_;
+};
+
+}  // namespace
+
+Status rewrite_for_demand(const std::vector<ast::Clause>& where,
+                          const std::vector<ast::Rule>& rules, std::vector<ast::Clause>* where_out,
+                          std::vector<ast::Rule>* rules_out, bool* applied) {
+  *applied = false;
+  Rewriter rewriter(rules);
+  std::vector<ast::Clause> rewritten;
+  for (const auto& clause : where) {
+    const auto* call = std::get_if<ast::RuleCall>(&clause.node);
+    if (!call || !rewriter.is_rule(call->name)) {
+      rewritten.push_back(clause);
+      continue;
+    }
+    const Adornment a = adornment_of(call->args, {});  // constants only
+    if (a.find('b') == std::string::npos) {
+      rewritten.push_back(clause);
+      continue;
+    }
+    ast::Rule seed;  // the demand itself: magic#p#a(constants).
+    seed.name = magic_name(call->name, a);
+    seed.head = bound_args(call->args, a);
+    seed.pos = call->pos;
+    rewriter.add(std::move(seed));
+    rewritten.push_back(rewriter.demand(*call, a));
+    *applied = true;
+  }
+  if (!*applied) return Status::OK();
+  rewriter.run();
+  // A call whose rule can be factored reads the answers of its demand directly; only when it is
+  // the one demand for that rule and adornment (the answers mix the demands).
+  std::map<std::string, int> demands;
+  for (const auto& clause : rewritten) {
+    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) ++demands[c->name];
+  }
+  for (auto& clause : rewritten) {
+    auto* c = std::get_if<ast::RuleCall>(&clause.node);
+    if (!c || demands[c->name] != 1) continue;
+    const auto hash = c->name.find('#');
+    if (hash == std::string::npos) continue;
+    const std::string name = c->name.substr(0, hash);
+    const Adornment a = c->name.substr(hash + 1);
+    if (!rewriter.factorable(name, a)) continue;
+    rewriter.add_answers(name, a);
+    std::vector<ast::Term> free_args;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == 'f') free_args.push_back(c->args[i]);
+    }
+    c->name = Rewriter::answer_name(name, a);
+    c->args = std::move(free_args);
+  }
+  *where_out = std::move(rewritten);
+  *rules_out = rules;
+  for (auto& r : rewriter.take()) rules_out->push_back(std::move(r));
+  return Status::OK();
+}
+
+}  // namespace datalog::eval
