@@ -25,6 +25,7 @@ struct SourcePos {
 // bind nothing.
 struct Variable {
   std::string name;  // including the leading '?' ("_" for the bare wildcard)
+  SourcePos pos;     // where the parser read it; not part of its identity (operator== ignores it)
   bool is_wildcard() const { return name == "_" || name.rfind("?_", 0) == 0; }
   bool operator==(const Variable& o) const { return name == o.name; }
 };
