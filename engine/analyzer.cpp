@@ -6,12 +6,13 @@
 // turn on what is bound around it. Or-branch results are cached per (or clause, the part of the
 // bound set the or mentions), since the branch only reads those variables; a work budget keeps a
 // pathological nest of ors from running long.
-#include <map>
-#include <set>
+#include "engine/analyzer.h"
 
 #include <fmt/format.h>
 
-#include "engine/analyzer.h"
+#include <map>
+#include <set>
+
 #include "engine/parse_error.h"
 
 namespace datalog {
@@ -306,7 +307,8 @@ Status check_query(const ast::Query& q) {
   for (const auto& f : q.find) {
     switch (f.kind) {
       case ast::FindElement::Kind::Variable:
-        if (!f.var.is_wildcard()) DATALOG_RETURN_IF_ERROR(require_bound(bound, f.var, "Find variable"));
+        if (!f.var.is_wildcard())
+          DATALOG_RETURN_IF_ERROR(require_bound(bound, f.var, "Find variable"));
         break;
       case ast::FindElement::Kind::Aggregate:
         DATALOG_RETURN_IF_ERROR(require_bound(bound, f.var, "Aggregate variable"));
@@ -319,7 +321,8 @@ Status check_query(const ast::Query& q) {
         if (f.over && f.over->partition_by) {
           DATALOG_RETURN_IF_ERROR(require_bound(bound, *f.over->partition_by, "Window variable"));
         }
-        if (f.over) DATALOG_RETURN_IF_ERROR(require_bound(bound, f.over->order_by, "Window variable"));
+        if (f.over)
+          DATALOG_RETURN_IF_ERROR(require_bound(bound, f.over->order_by, "Window variable"));
         break;
     }
   }

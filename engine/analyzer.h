@@ -60,8 +60,7 @@ Status check_rule_set(const std::vector<ast::Rule>& rules);
 // Rule names in evaluation order: the strongly connected components of the dependency graph,
 // each one after every component it calls. Within a component, names keep the order of their
 // first definition. Fails as check_rule_set does.
-Status stratify(const std::vector<ast::Rule>& rules,
-                std::vector<std::vector<std::string>>* strata);
+Status stratify(const std::vector<ast::Rule>& rules, std::vector<std::vector<std::string>>* strata);
 
 // Every rule the query calls, directly or through other rules, is defined with the arity of the
 // call: "unknown rule 'reach' (define it with (rule [(reach ...) ...]))" (header rule 3), or

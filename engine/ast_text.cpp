@@ -1,8 +1,8 @@
 #include "engine/ast_text.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 #include "engine/time_text.h"
 
@@ -22,12 +22,23 @@ std::string format_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
     }
   }
   return out + "\"";
@@ -35,9 +46,12 @@ std::string format_string(const std::string& s) {
 
 std::string format_value(const Value& v) {
   switch (v.kind()) {
-    case ValueKind::String: return format_string(v.as_string());
-    case ValueKind::Float: return format_float(v.as_float());
-    default: return v.to_edn();
+    case ValueKind::String:
+      return format_string(v.as_string());
+    case ValueKind::Float:
+      return format_float(v.as_float());
+    default:
+      return v.to_edn();
   }
 }
 
@@ -75,10 +89,14 @@ std::string format_time(std::int64_t ms) { return "#inst \"" + format_instant(ms
 
 std::string format_find(const ast::FindElement& f) {
   switch (f.kind) {
-    case ast::FindElement::Kind::Variable: return f.var.name;
-    case ast::FindElement::Kind::Aggregate: return "(" + f.function + " " + f.var.name + ")";
-    case ast::FindElement::Kind::Pull: return "(pull " + f.var.name + " " + f.pull_pattern + ")";
-    case ast::FindElement::Kind::Window: break;
+    case ast::FindElement::Kind::Variable:
+      return f.var.name;
+    case ast::FindElement::Kind::Aggregate:
+      return "(" + f.function + " " + f.var.name + ")";
+    case ast::FindElement::Kind::Pull:
+      return "(pull " + f.var.name + " " + f.pull_pattern + ")";
+    case ast::FindElement::Kind::Window:
+      break;
   }
   std::string out = "(" + f.function + (f.has_var ? " " + f.var.name : "") + " :over (";
   if (f.over) {
@@ -91,10 +109,14 @@ std::string format_find(const ast::FindElement& f) {
 
 std::string format_in(const ast::InBinding& b) {
   switch (b.kind) {
-    case ast::InBinding::Kind::Scalar: return format_vars(b.vars);
-    case ast::InBinding::Kind::Tuple: return "[" + format_vars(b.vars) + "]";
-    case ast::InBinding::Kind::Collection: return "[" + format_vars(b.vars) + " ...]";
-    case ast::InBinding::Kind::Relation: return "[[" + format_vars(b.vars) + "]]";
+    case ast::InBinding::Kind::Scalar:
+      return format_vars(b.vars);
+    case ast::InBinding::Kind::Tuple:
+      return "[" + format_vars(b.vars) + "]";
+    case ast::InBinding::Kind::Collection:
+      return "[" + format_vars(b.vars) + " ...]";
+    case ast::InBinding::Kind::Relation:
+      return "[[" + format_vars(b.vars) + "]]";
   }
   return "?";
 }
@@ -128,8 +150,8 @@ std::string format_clause(const ast::Clause& clause) {
       [](const auto& node) -> std::string {
         using T = std::decay_t<decltype(node)>;
         if constexpr (std::is_same_v<T, ast::Pattern>) {
-          return "[" + format_term(node.e) + " " + format_term(node.a) + " " +
-                 format_term(node.v) + "]";
+          return "[" + format_term(node.e) + " " + format_term(node.a) + " " + format_term(node.v) +
+                 "]";
         } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
           return "[" + format_expr(node.expr) + (node.out ? " " + node.out->name : "") + "]";
         } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
@@ -164,16 +186,28 @@ std::string format_query(const ast::Query& q) {
   if (!q.where.empty()) out += " :where " + format_clauses(q.where);
   if (q.as_of) {
     switch (q.as_of->kind) {
-      case ast::AsOf::Kind::Counter: out += fmt::format(" :as-of {}", q.as_of->value); break;
-      case ast::AsOf::Kind::Time: out += " :as-of " + format_time(q.as_of->value); break;
-      case ast::AsOf::Kind::Slot: out += " :as-of $" + q.as_of->slot; break;
+      case ast::AsOf::Kind::Counter:
+        out += fmt::format(" :as-of {}", q.as_of->value);
+        break;
+      case ast::AsOf::Kind::Time:
+        out += " :as-of " + format_time(q.as_of->value);
+        break;
+      case ast::AsOf::Kind::Slot:
+        out += " :as-of $" + q.as_of->slot;
+        break;
     }
   }
   if (q.valid_at) {
     switch (q.valid_at->kind) {
-      case ast::ValidAt::Kind::Time: out += " :valid-at " + format_time(q.valid_at->ms); break;
-      case ast::ValidAt::Kind::AnyValidTime: out += " :any-valid-time"; break;
-      case ast::ValidAt::Kind::Slot: out += " :valid-at $" + q.valid_at->slot; break;
+      case ast::ValidAt::Kind::Time:
+        out += " :valid-at " + format_time(q.valid_at->ms);
+        break;
+      case ast::ValidAt::Kind::AnyValidTime:
+        out += " :any-valid-time";
+        break;
+      case ast::ValidAt::Kind::Slot:
+        out += " :valid-at $" + q.valid_at->slot;
+        break;
     }
   }
   if (q.max_results) out += fmt::format(" :max-results {}", *q.max_results);

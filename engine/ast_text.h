@@ -15,7 +15,7 @@ namespace datalog {
 
 std::string format_term(const ast::Term& term);
 std::string format_clause(const ast::Clause& clause);
-std::string format_query(const ast::Query& query);    // the query vector [...]
+std::string format_query(const ast::Query& query);  // the query vector [...]
 std::string format_command(const ast::Command& command);
 
 }  // namespace datalog

@@ -7,6 +7,7 @@
 
 #include "engine/function_names.h"
 #include "engine/functions/builtins.h"
+#include "engine/functions/regex.h"
 #include "engine/parser_internal.h"
 
 namespace datalog::parser_detail {
@@ -22,12 +23,16 @@ bool is_clause_vector_expr(const Node& vec) {
 
 std::string_view not_clause_message(Place place) {
   switch (place) {
-    case Place::Where: return "Expected pattern vector or rule invocation in :where clause, got ";
+    case Place::Where:
+      return "Expected pattern vector or rule invocation in :where clause, got ";
     case Place::RuleBody:
       return "Rule body clause must be a vector (pattern) or list (rule invocation / not), got ";
-    case Place::Not: return "expected pattern or rule invocation inside (not), got ";
-    case Place::NotJoin: return "expected pattern or rule invocation inside (not-join), got ";
-    case Place::OrBranch: return "expected clause inside or branch, got ";
+    case Place::Not:
+      return "expected pattern or rule invocation inside (not), got ";
+    case Place::NotJoin:
+      return "expected pattern or rule invocation inside (not-join), got ";
+    case Place::OrBranch:
+      return "expected clause inside or branch, got ";
   }
   return "unexpected clause: ";
 }
@@ -66,8 +71,9 @@ Status FormParser::list_clause(const Node& list, bool inside_not, ast::Clause* o
   const Node& head = list.items[0];
   if (head.kind != NodeKind::Symbol || head.is_term_variable() || head.is_symbol("$") ||
       head.is_symbol("...")) {
-    return error(head, fmt::format("Rule invocation must start with predicate name (symbol), got {}",
-                                   describe(head)));
+    return error(head,
+                 fmt::format("Rule invocation must start with predicate name (symbol), got {}",
+                             describe(head)));
   }
   const std::string& name = head.text;
   if (name == "not" || name == "not-join") {
@@ -187,8 +193,8 @@ Status FormParser::join_vars(const Node& list, std::string_view form,
   }
   for (const Node& v : vec.items) {
     if (!v.is_variable()) {
-      return error(v, fmt::format("({}) join variables must be logic variables, got {}", form,
-                                  describe(v)));
+      return error(
+          v, fmt::format("({}) join variables must be logic variables, got {}", form, describe(v)));
     }
     out->push_back(variable_of(v));
   }
@@ -199,8 +205,8 @@ Status FormParser::join_vars(const Node& list, std::string_view form,
 Status FormParser::pattern(const Node& vec, ast::Pattern* out) const {
   out->pos = vec.pos;
   if (vec.items.size() != 3) {
-    return error(vec, fmt::format("Pattern must have exactly 3 elements (E A V), got {}",
-                                  vec.items.size()));
+    return error(
+        vec, fmt::format("Pattern must have exactly 3 elements (E A V), got {}", vec.items.size()));
   }
   const Node& e = vec.items[0];
   const Node& a = vec.items[1];
@@ -239,14 +245,14 @@ Status FormParser::term(const Node& node, TermRole role, ast::Term* out) const {
   if (node.is_symbol("$")) return error(node, kBareSlotMessage);
   switch (role) {
     case TermRole::PatternElement:
-      return error(node, fmt::format(
-                             "Pattern element must be a variable, a constant or a $slot, got {}",
-                             describe(node)));
+      return error(node,
+                   fmt::format("Pattern element must be a variable, a constant or a $slot, got {}",
+                               describe(node)));
     case TermRole::RuleArgument:
-      return error(node, fmt::format(
-                             "Rule invocation argument must be a variable, a constant or a $slot, "
-                             "got {}",
-                             describe(node)));
+      return error(
+          node, fmt::format("Rule invocation argument must be a variable, a constant or a $slot, "
+                            "got {}",
+                            describe(node)));
     case TermRole::RuleHead:
       break;
   }
@@ -261,14 +267,14 @@ Status FormParser::expr_clause(const Node& vec, ast::ExprClause* out) const {
   if (vec.items.size() == 2) {
     const Node& target = vec.items[1];
     if (!target.is_variable()) {
-      return error(target, fmt::format("expression output must be a ?variable, got {}",
-                                       describe(target)));
+      return error(target,
+                   fmt::format("expression output must be a ?variable, got {}", describe(target)));
     }
     out->out = variable_of(target);
   } else if (vec.items.size() > 2) {
-    return error(vec, fmt::format(
-                          "expression clause must be [(expr)] or [(expr) ?out], got {} elements",
-                          vec.items.size()));
+    return error(vec,
+                 fmt::format("expression clause must be [(expr)] or [(expr) ?out], got {} elements",
+                             vec.items.size()));
   }
   const std::string& op = out->expr.op;
   if (!out->out && (op == "get-else" || op == "ground")) {
@@ -302,7 +308,9 @@ Status FormParser::expr(const Node& list, bool nested, ast::Expr* out) const {
     if (op != "ground" && list.items.size() > 1 && list.items[1].is_symbol("$")) first_arg = 2;
   }
   const std::size_t n = list.items.size() - first_arg;
-  if (op == "matches?" && n != 2) return error(list, "matches? takes exactly 2 arguments");
+  if (functions::is_regex_function(op) && n != 2) {
+    return error(list, fmt::format("{} takes exactly 2 arguments", op));
+  }
   if (op == "get-else" && n != 3) {
     return error(list, "get-else takes exactly 3 arguments: (get-else ?e :attr default)");
   }
@@ -323,8 +331,19 @@ Status FormParser::expr(const Node& list, bool nested, ast::Expr* out) const {
     const auto* v = std::get_if<Value>(&arg);
     return v != nullptr && v->kind() == kind;
   };
-  if (op == "matches?" && !is_literal(out->args[1], ValueKind::String)) {
-    return error(list.items[2], "matches? second argument must be a string literal");
+  if (functions::is_regex_function(op)) {
+    const std::size_t p = functions::regex_pattern_argument(op);
+    if (!is_literal(out->args[p], ValueKind::String)) {
+      // matches? keeps Minigraf's words; re-find / re-matches are ours.
+      return error(list.items[first_arg + p],
+                   op == "matches?"
+                       ? std::string("matches? second argument must be a string literal")
+                       : fmt::format("{} pattern must be a string literal", op));
+    }
+    std::shared_ptr<const re2::RE2> compiled;
+    const Status st =
+        functions::compile_regex(std::get<Value>(out->args[p]).as_string(), &compiled);
+    if (!st.ok()) return error(list.items[first_arg + p], st.message());
   }
   if ((op == "get-else" || op == "missing?") && !is_literal(out->args[1], ValueKind::Keyword)) {
     const Node& attr = list.items[first_arg + 1];

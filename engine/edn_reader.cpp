@@ -1,10 +1,10 @@
 #include "engine/edn_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "engine/parse_error.h"
 #include "engine/time_text.h"
@@ -141,16 +141,31 @@ class Reader {
     const unsigned char c = peek();
     Status st;
     switch (c) {
-      case '(': st = read_collection(depth, NodeKind::List, ')', out); break;
-      case '[': st = read_collection(depth, NodeKind::Vector, ']', out); break;
-      case '{': st = read_collection(depth, NodeKind::Map, '}', out); break;
+      case '(':
+        st = read_collection(depth, NodeKind::List, ')', out);
+        break;
+      case '[':
+        st = read_collection(depth, NodeKind::Vector, ']', out);
+        break;
+      case '{':
+        st = read_collection(depth, NodeKind::Map, '}', out);
+        break;
       case ')':
       case ']':
-      case '}': return error_at(start, fmt::format("Unexpected token: {}", static_cast<char>(c)));
-      case '"': st = read_string(out); break;
-      case ':': st = read_keyword(out); break;
-      case '#': st = read_tagged(out); break;
-      case '$': st = read_slot(out); break;
+      case '}':
+        return error_at(start, fmt::format("Unexpected token: {}", static_cast<char>(c)));
+      case '"':
+        st = read_string(out);
+        break;
+      case ':':
+        st = read_keyword(out);
+        break;
+      case '#':
+        st = read_tagged(out);
+        break;
+      case '$':
+        st = read_slot(out);
+        break;
       case '-':
         if (is_digit(peek(1))) {
           st = read_number(out);
@@ -216,9 +231,12 @@ class Reader {
       skip_blank();
       if (at_end()) {
         switch (kind) {
-          case NodeKind::List: return error_at(open, "Unclosed list");
-          case NodeKind::Vector: return error_at(open, "Unclosed vector");
-          default: return error_at(open, "Unterminated map: missing '}'");
+          case NodeKind::List:
+            return error_at(open, "Unclosed list");
+          case NodeKind::Vector:
+            return error_at(open, "Unclosed vector");
+          default:
+            return error_at(open, "Unterminated map: missing '}'");
         }
       }
       const unsigned char c = peek();
@@ -250,10 +268,17 @@ class Reader {
         c = peek();
         ++i_;
         switch (c) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          case 'r': c = '\r'; break;
-          default: break;  // \" \\ and any other \x give the character itself
+          case 'n':
+            c = '\n';
+            break;
+          case 't':
+            c = '\t';
+            break;
+          case 'r':
+            c = '\r';
+            break;
+          default:
+            break;  // \" \\ and any other \x give the character itself
         }
       }
       if (s.size() >= kMaxStringBytes) {
@@ -353,9 +378,8 @@ class Reader {
     std::string normal(digits);
     if (normal.back() == '.') normal.push_back('0');  // "1." is 1.0
     double value = 0;
-    const auto [ptr, ec] =
-        std::from_chars(normal.data(), normal.data() + normal.size(), value,
-                        std::chars_format::fixed);
+    const auto [ptr, ec] = std::from_chars(normal.data(), normal.data() + normal.size(), value,
+                                           std::chars_format::fixed);
     if (ec != std::errc() || ptr != normal.data() + normal.size()) {
       return error_at(start, fmt::format("Float literal out of range: {}", digits));
     }

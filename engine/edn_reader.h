@@ -55,10 +55,10 @@ enum class NodeKind : std::uint8_t {
 
 struct Node {
   NodeKind kind = NodeKind::Nil;
-  ast::SourcePos pos;      // of the first character ('(' of a list, '#' of #uuid)
-  std::size_t begin = 0;   // byte range [begin, end) of the node's text in the input
+  ast::SourcePos pos;     // of the first character ('(' of a list, '#' of #uuid)
+  std::size_t begin = 0;  // byte range [begin, end) of the node's text in the input
   std::size_t end = 0;
-  std::string text;        // Symbol: name; Keyword: with ':'; String: decoded; Slot: name without '$'
+  std::string text;  // Symbol: name; Keyword: with ':'; String: decoded; Slot: name without '$'
   std::int64_t integer = 0;  // Integer; Instant: ms since the epoch
   double floating = 0;
   bool boolean = false;
@@ -69,9 +69,7 @@ struct Node {
     return kind == NodeKind::List || kind == NodeKind::Vector || kind == NodeKind::Map;
   }
   bool is_symbol(std::string_view name) const { return kind == NodeKind::Symbol && text == name; }
-  bool is_keyword(std::string_view name) const {
-    return kind == NodeKind::Keyword && text == name;
-  }
+  bool is_keyword(std::string_view name) const { return kind == NodeKind::Keyword && text == name; }
   // ?name, including the ?_name wildcards; `_` is not a variable here (see is_term_variable).
   bool is_variable() const { return kind == NodeKind::Symbol && !text.empty() && text[0] == '?'; }
   // A variable or the bare `_` wildcard: what a pattern or rule argument binds.

@@ -26,8 +26,7 @@ bool has_over(const Node& list) {
 // rank, row-number, dense-rank, lag, lead: window functions with no aggregate form. avg is both
 // (header rule 3), so only names the aggregates do not know count.
 bool is_window_only(std::string_view name) {
-  return functions::find_window_function(name).has_value() &&
-         !functions::is_known_aggregate(name);
+  return functions::find_window_function(name).has_value() && !functions::is_known_aggregate(name);
 }
 
 // rank, row-number and dense-rank are written without a ?var; every other window function,
@@ -52,27 +51,26 @@ Status FormParser::find_element(const Node& node, ast::FindElement* out) const {
     if (!node.items.empty() && node.items[0].is_symbol("pull")) return pull(node, out);
     return aggregate(node, out);
   }
-  return error(node, fmt::format(
-                         "Expected variable or aggregate expression in :find clause, got {}",
-                         describe(node)));
+  return error(node,
+               fmt::format("Expected variable or aggregate expression in :find clause, got {}",
+                           describe(node)));
 }
 
 // (name ?var): exactly two elements (§14).
 Status FormParser::aggregate(const Node& list, ast::FindElement* out) const {
   const std::vector<Node>& items = list.items;
   if (items.size() != 2) {
-    return error(list, fmt::format(
-                           "Aggregate expression must have exactly 2 elements (func ?var), got {}",
-                           items.size()));
+    return error(
+        list, fmt::format("Aggregate expression must have exactly 2 elements (func ?var), got {}",
+                          items.size()));
   }
   const Node& fn = items[0];
   if (fn.kind != NodeKind::Symbol) {
-    return error(fn, fmt::format("Aggregate function name must be a symbol, got {}",
-                                 describe(fn)));
+    return error(fn, fmt::format("Aggregate function name must be a symbol, got {}", describe(fn)));
   }
   if (is_window_only(fn.text)) {
-    return error(fn, fmt::format("'{}' is a window function and requires an ':over (...)' clause",
-                                 fn.text));
+    return error(
+        fn, fmt::format("'{}' is a window function and requires an ':over (...)' clause", fn.text));
   }
   if (!items[1].is_variable()) {
     return error(items[1], "Aggregate argument must be a variable (starting with ?)");
@@ -92,9 +90,9 @@ Status FormParser::window(const Node& list, ast::FindElement* out) const {
   }
   const std::string& name = items[0].text;
   if (name == "count-distinct" || name == "sum-distinct") {
-    return error(items[0], fmt::format(
-                               "'{}' is not window-compatible and cannot be used with ':over'",
-                               name));
+    return error(
+        items[0],
+        fmt::format("'{}' is not window-compatible and cannot be used with ':over'", name));
   }
   std::size_t over_at = 1;
   if (!window_takes_argument(name)) {
@@ -106,9 +104,9 @@ Status FormParser::window(const Node& list, ast::FindElement* out) const {
     out->has_var = false;
   } else {
     if (items.size() < 2 || !items[1].is_variable()) {
-      return error(list, fmt::format(
-                             "'{}' requires a variable argument (starting with ?) before ':over'",
-                             name));
+      return error(
+          list,
+          fmt::format("'{}' requires a variable argument (starting with ?) before ':over'", name));
     }
     if (items.size() < 3 || !items[2].is_keyword(":over")) {
       return error(list, fmt::format("'{}' requires ':over' after the variable argument", name));
@@ -128,8 +126,8 @@ Status FormParser::window(const Node& list, ast::FindElement* out) const {
   for (std::size_t k = 0; k < over.items.size(); ++k) {
     const Node& option = over.items[k];
     if (option.kind != NodeKind::Keyword) {
-      return error(option, fmt::format("unexpected element in ':over' clause: {}",
-                                       describe(option)));
+      return error(option,
+                   fmt::format("unexpected element in ':over' clause: {}", describe(option)));
     }
     if (option.text == ":partition-by" || option.text == ":order-by") {
       const bool partition = option.text == ":partition-by";
@@ -149,8 +147,7 @@ Status FormParser::window(const Node& list, ast::FindElement* out) const {
     } else if (option.text == ":desc") {
       spec.order = ast::Order::Desc;
     } else {
-      return error(option,
-                   fmt::format("unknown option in ':over' clause: '{}'", option.text));
+      return error(option, fmt::format("unknown option in ':over' clause: '{}'", option.text));
     }
   }
   if (!has_order_by) return error(over, "':order-by' is required in the ':over' clause");

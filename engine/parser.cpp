@@ -23,15 +23,24 @@ using edn::NodeKind;
 
 std::optional<Value> constant_of(const Node& node) {
   switch (node.kind) {
-    case NodeKind::String: return Value::string(node.text);
-    case NodeKind::Integer: return Value::integer(node.integer);
-    case NodeKind::Float: return Value::floating(node.floating);
-    case NodeKind::Boolean: return Value::boolean(node.boolean);
-    case NodeKind::Nil: return Value::nil();
-    case NodeKind::Keyword: return Value::keyword(node.text);
-    case NodeKind::Uuid: return Value::uuid(node.uuid);
-    case NodeKind::Instant: return Value::instant(node.integer);
-    default: return std::nullopt;
+    case NodeKind::String:
+      return Value::string(node.text);
+    case NodeKind::Integer:
+      return Value::integer(node.integer);
+    case NodeKind::Float:
+      return Value::floating(node.floating);
+    case NodeKind::Boolean:
+      return Value::boolean(node.boolean);
+    case NodeKind::Nil:
+      return Value::nil();
+    case NodeKind::Keyword:
+      return Value::keyword(node.text);
+    case NodeKind::Uuid:
+      return Value::uuid(node.uuid);
+    case NodeKind::Instant:
+      return Value::instant(node.integer);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -111,8 +120,8 @@ Status FormParser::transact(const Node& form, ast::Transact* out) const {
       return error(f, "Each fact must be a vector [e a v] or [e a v {opts}]");
     }
     if (f.items.size() < 3) {
-      return error(f, fmt::format("Fact must have at least 3 elements (E A V), got {}",
-                                  f.items.size()));
+      return error(
+          f, fmt::format("Fact must have at least 3 elements (E A V), got {}", f.items.size()));
     }
     ast::Fact fact;
     if (f.items.size() >= 4) {  // elements after the 4th are ignored (Minigraf)
@@ -141,8 +150,8 @@ Status FormParser::retract(const Node& form, ast::Retract* out) const {
   for (const Node& f : facts.items) {
     if (f.kind != NodeKind::Vector) return error(f, "Each fact must be a vector [e a v]");
     if (f.items.size() != 3) {
-      return error(f, fmt::format("Pattern must have exactly 3 elements (E A V), got {}",
-                                  f.items.size()));
+      return error(
+          f, fmt::format("Pattern must have exactly 3 elements (E A V), got {}", f.items.size()));
     }
     ast::Fact fact;
     DATALOG_RETURN_IF_ERROR(fact_parts(f, &fact));
@@ -160,9 +169,9 @@ Status FormParser::fact_parts(const Node& f, ast::Fact* out) const {
   const Node& v = f.items[2];
   // Entities: a keyword or #uuid names one; an integer is an entity id (header rule 4).
   if (e.kind != NodeKind::Keyword && e.kind != NodeKind::Uuid && e.kind != NodeKind::Integer) {
-    return error(e, fmt::format(
-                        "Invalid entity: Expected keyword, UUID or integer for entity, got {}",
-                        describe(e)));
+    return error(e,
+                 fmt::format("Invalid entity: Expected keyword, UUID or integer for entity, got {}",
+                             describe(e)));
   }
   out->e = *constant_of(e);
   if (a.kind != NodeKind::Keyword) return error(a, "Attribute must be a keyword");
@@ -170,8 +179,8 @@ Status FormParser::fact_parts(const Node& f, ast::Fact* out) const {
   const auto value = constant_of(v);
   if (!value) {
     if (v.is_variable()) {
-      return error(v, fmt::format("Invalid value: Cannot convert unbound variable {} to value",
-                                  v.text));
+      return error(
+          v, fmt::format("Invalid value: Cannot convert unbound variable {} to value", v.text));
     }
     return error(v, fmt::format("Invalid value: Cannot convert {} to Value", describe(v)));
   }
@@ -191,17 +200,17 @@ Status FormParser::valid_time_map(const Node& map, std::optional<std::int64_t>* 
     } else if (key.is_keyword(":valid-to")) {
       slot = to;
     } else {
-      return error(key, fmt::format(
-                            "Unknown key in valid-time map: {}; expected :valid-from or :valid-to",
-                            describe(key)));
+      return error(
+          key, fmt::format("Unknown key in valid-time map: {}; expected :valid-from or :valid-to",
+                           describe(key)));
     }
     if (val.kind == NodeKind::Instant) {
       *slot = val.integer;
       continue;
     }
     if (val.kind != NodeKind::String) {
-      return error(val, fmt::format("{} must be an ISO 8601 string, got {}", key.text,
-                                    describe(val)));
+      return error(val,
+                   fmt::format("{} must be an ISO 8601 string, got {}", key.text, describe(val)));
     }
     const TimeParse time = parse_instant(val.text);
     if (!time.ms) return error(val, time.error);

@@ -62,8 +62,7 @@ Status read_as_of(const FormParser& p, const Node& key, const Node* value, ast::
   }
 }
 
-Status read_valid_at(const FormParser& p, const Node& key, const Node* value,
-                     ast::ValidAt* out) {
+Status read_valid_at(const FormParser& p, const Node& key, const Node* value, ast::ValidAt* out) {
   if (value == nullptr) return p.error(key, ":valid-at requires a value");
   switch (value->kind) {
     case NodeKind::String: {
@@ -86,9 +85,9 @@ Status read_valid_at(const FormParser& p, const Node& key, const Node* value,
         out->kind = ast::ValidAt::Kind::AnyValidTime;
         return Status::OK();
       }
-      return p.error(
-          *value, fmt::format(":valid-at must be an ISO 8601 string or :any-valid-time, got {}",
-                              p.describe(*value)));
+      return p.error(*value,
+                     fmt::format(":valid-at must be an ISO 8601 string or :any-valid-time, got {}",
+                                 p.describe(*value)));
   }
 }
 
@@ -205,8 +204,8 @@ Status FormParser::in_binding(const Node& node, ast::InBinding* out) const {
       return Status::OK();
     }
   }
-  return error(node, fmt::format(":in accepts ?x, [?a ?b], [?x ...] or [[?a ?b]], got {}",
-                                 describe(node)));
+  return error(
+      node, fmt::format(":in accepts ?x, [?a ?b], [?x ...] or [[?a ?b]], got {}", describe(node)));
 }
 
 }  // namespace datalog::parser_detail

@@ -24,7 +24,8 @@ Status run_write(ScriptHost& host, const ast::Command& cmd, CommandOutcome* outc
     outcome->kind = CommandOutcome::Kind::Rule;
     outcome->rule_name = rule->name;
     std::vector<ast::Rule> rules;
-    st = load_rules(*writer, &rules);
+    st = check_rule(*rule);
+    if (st.ok()) st = load_rules(*writer, &rules);
     if (st.ok()) {
       rules.push_back(*rule);
       st = check_rule_set(rules);

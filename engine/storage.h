@@ -47,6 +47,7 @@ class GraphReader {
   virtual Status ident_of(EntityId id, std::optional<Value>* out) = 0;
 
   virtual Status tx_as_of_time(std::int64_t ms, std::uint64_t* tx) = 0;  // `:as-of "ISO"`
+  virtual Status tx_time(std::uint64_t tx, std::int64_t* ms) = 0;  // wall time of a transaction
   virtual Status rules(std::vector<StoredRule>* out) = 0;  // persisted rules, oldest first
 };
 

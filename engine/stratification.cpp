@@ -1,11 +1,11 @@
 // The rule set as a program: arities, the predicate dependency graph, negative cycles, the
 // evaluation order of strongly connected components, and the rules a query reaches
 // (engine/analyzer.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <deque>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "engine/analyzer.h"
 #include "engine/parse_error.h"
@@ -32,9 +32,7 @@ void collect_calls(const std::vector<ast::Clause>& clauses, bool negative, std::
   }
 }
 
-std::string arguments(std::size_t n) {
-  return fmt::format("{} argument{}", n, n == 1 ? "" : "s");
-}
+std::string arguments(std::size_t n) { return fmt::format("{} argument{}", n, n == 1 ? "" : "s"); }
 
 Status invalid(std::string message) {
   return Status(StatusCode::InvalidArgument, std::move(message));
@@ -60,10 +58,10 @@ Status build_graph(const std::vector<ast::Rule>& rules, DependencyGraph* g) {
       g->arity.push_back(r.head.size());
       g->edges.emplace_back();
     } else if (g->arity[it->second] != r.head.size()) {
-      return invalid(fmt::format("rule '{}' is defined with {} and with {}; every definition of "
-                                 "a rule must have the same arity",
-                                 r.name, arguments(g->arity[it->second]),
-                                 arguments(r.head.size())));
+      return invalid(
+          fmt::format("rule '{}' is defined with {} and with {}; every definition of "
+                      "a rule must have the same arity",
+                      r.name, arguments(g->arity[it->second]), arguments(r.head.size())));
     }
   }
   for (const auto& r : rules) {

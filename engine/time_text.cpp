@@ -81,14 +81,20 @@ TimeParse parse_instant(std::string_view text) {
 
 std::string format_instant(std::int64_t ms) {
   using namespace std::chrono;
-  const sys_time<milliseconds> tp{milliseconds{ms}};
-  const sys_days day_point = floor<days>(tp);
-  const year_month_day ymd{day_point};
-  const auto in_day = tp - day_point;
-  const auto h = duration_cast<hours>(in_day).count();
-  const auto mi = duration_cast<minutes>(in_day).count() % 60;
-  const auto s = duration_cast<seconds>(in_day).count() % 60;
-  const auto milli = in_day.count() % 1000;
+  // Split into days and time of day with integer arithmetic: floor<days> on the time point would
+  // overflow converting the day back to milliseconds for instants within a day of INT64_MIN.
+  constexpr std::int64_t kDayMs = 86'400'000;
+  std::int64_t day = ms / kDayMs;
+  std::int64_t in_day = ms % kDayMs;
+  if (in_day < 0) {
+    in_day += kDayMs;
+    --day;
+  }
+  const year_month_day ymd{sys_days{days{day}}};
+  const auto h = in_day / 3'600'000;
+  const auto mi = in_day / 60'000 % 60;
+  const auto s = in_day / 1'000 % 60;
+  const auto milli = in_day % 1000;
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", static_cast<int>(ymd.year()),
                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), h, mi, s,
                      milli);

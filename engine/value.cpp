@@ -39,7 +39,35 @@ std::strong_ordering compare_floats(double a, double b) {
   return std::strong_ordering::equal;
 }
 
+std::string escaped(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace
+
+std::string format_float(double d) {
+  if (std::isnan(d)) return "##NaN";
+  if (std::isinf(d)) return d > 0 ? "##Inf" : "##-Inf";
+  // The shortest text that reads back as d; always with a '.', as the dialect writes floats.
+  std::string text = fmt::format("{}", d);
+  if (text.find_first_of("e") != std::string::npos) text = fmt::format("{:.17f}", d);
+  if (text.find('.') == std::string::npos) text += ".0";
+  if (text.find('.') != std::string::npos && text.size() > 2) {
+    while (text.back() == '0' && text[text.size() - 2] != '.') text.pop_back();
+  }
+  return text;
+}
 
 std::strong_ordering Value::operator<=>(const Value& other) const {
   if (v_.index() != other.v_.index()) return v_.index() <=> other.v_.index();
@@ -59,9 +87,9 @@ std::strong_ordering Value::operator<=>(const Value& other) const {
 
 std::string Value::to_edn() const {
   switch (kind()) {
-    case ValueKind::String: return fmt::format("\"{}\"", as_string());
+    case ValueKind::String: return escaped(as_string());
     case ValueKind::Integer: return fmt::format("{}", as_integer());
-    case ValueKind::Float: return fmt::format("{}", as_float());
+    case ValueKind::Float: return format_float(as_float());
     case ValueKind::Boolean: return as_boolean() ? "true" : "false";
     case ValueKind::Instant: return fmt::format("#inst \"{}\"", format_instant(as_instant()));
     case ValueKind::Ref: return fmt::format("#ref {}", as_ref());

@@ -36,6 +36,9 @@ enum class ValueKind : std::uint8_t {
 
 std::string_view kind_name(ValueKind kind);
 
+// A float as the dialect writes it: shortest round-trip text, always with a '.' ("1.0").
+std::string format_float(double d);
+
 struct Instant {  // milliseconds since the Unix epoch, UTC
   std::int64_t ms = 0;
   auto operator<=>(const Instant&) const = default;

@@ -7,9 +7,9 @@ using store::StatusCode;
 
 GraphSession::~GraphSession() { rollback(); }
 
-Status GraphSession::begin_write() {
+Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
   if (writer_) return writer_->failure();
-  return store::WriteTxn::begin(env_, busy_timeout_, &writer_);
+  return store::WriteTxn::begin(env_, busy_timeout, &writer_);
 }
 
 Status GraphSession::commit() {

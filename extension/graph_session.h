@@ -36,7 +36,9 @@ class GraphSession {
   const std::shared_ptr<store::GraphEnv>& shared_env() const { return env_; }
 
   // --- writing ---
-  store::Status begin_write();              // idempotent
+  // Idempotent; the busy timeout of whoever begins it applies (each table has its own).
+  store::Status begin_write(std::chrono::milliseconds busy_timeout);
+  store::Status begin_write() { return begin_write(busy_timeout_); }
   store::WriteTxn* writer() const { return writer_.get(); }  // null outside a transaction
   store::Status commit();                   // idempotent; ends the transaction
   void rollback();                          // idempotent

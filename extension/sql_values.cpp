@@ -43,7 +43,13 @@ bool exact_int(double d, std::int64_t* out) {
   return true;
 }
 
+// Instants print as ISO text with four-digit years; outside them the text would not read back.
+constexpr std::int64_t kMinInstantMs = -62'167'219'200'000;  // 0000-01-01T00:00:00.000Z
+constexpr std::int64_t kMaxInstantMs = 253'402'300'799'999;  // 9999-12-31T23:59:59.999Z
+
 }  // namespace
+
+bool is_application_entity_id(EntityId id) { return id < kFirstIdentEntityId; }
 
 std::optional<ValueKind> kind_from_name(std::string_view name) {
   for (ValueKind k : kAllKinds) {
@@ -85,6 +91,12 @@ store::Status entity_from_sql(sqlite3_value* v, const IdentResolver& resolve,
     case SQLITE_INTEGER:
       *out = sqlite3_value_int64(v);
       return store::Status::OK();
+    case SQLITE_FLOAT: {
+      std::int64_t id = 0;
+      if (!exact_int(sqlite3_value_double(v), &id)) break;
+      *out = id;
+      return store::Status::OK();
+    }
     case SQLITE_TEXT: {
       auto name = ident_from_text(text_of(v));
       if (!name) break;
@@ -100,7 +112,13 @@ store::Status entity_from_sql(sqlite3_value* v, const IdentResolver& resolve,
 
 Converted instant_from_sql(sqlite3_value* v, std::string_view what) {
   switch (sqlite3_value_type(v)) {
-    case SQLITE_INTEGER: return ok(Value::instant(sqlite3_value_int64(v)));
+    case SQLITE_INTEGER: {
+      const std::int64_t ms = sqlite3_value_int64(v);
+      if (ms < kMinInstantMs || ms > kMaxInstantMs) {
+        return fail(fmt::format("{}: {} ms is outside the years 0000 to 9999", what, ms));
+      }
+      return ok(Value::instant(ms));
+    }
     case SQLITE_TEXT: {
       TimeParse t = parse_instant(text_of(v));
       if (t.ms) return ok(Value::instant(*t.ms));
@@ -169,6 +187,10 @@ Converted value_from_sql(sqlite3_value* v, sqlite3_value* vtype, const IdentReso
       const store::Status st = entity_from_sql(v, resolve, &id, &error);
       if (!st.ok()) return fail(st.message());
       if (!id) return fail(error.empty() ? "unknown entity" : error);
+      if (type != SQLITE_TEXT && !is_application_entity_id(*id)) {
+        return fail(fmt::format("integer entity ids must be below {} (2^52); larger ids belong to idents",
+                                kFirstIdentEntityId));
+      }
       return ok(Value::ref(*id));
     }
     case ValueKind::Instant:

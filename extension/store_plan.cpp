@@ -96,8 +96,9 @@ std::string kind_start(ValueKind k) { return std::string(1, static_cast<char>(k)
 std::string kind_end(ValueKind k) { return std::string(1, static_cast<char>(static_cast<int>(k) + 1)); }
 
 std::int64_t clamp_to_int(double d) {
-  if (!(d > -9.2e18)) return std::numeric_limits<std::int64_t>::min();
-  if (!(d < 9.2e18)) return std::numeric_limits<std::int64_t>::max();
+  constexpr double kTwo63 = 9223372036854775808.0;  // exactly representable
+  if (!(d >= -kTwo63)) return std::numeric_limits<std::int64_t>::min();
+  if (!(d < kTwo63)) return std::numeric_limits<std::int64_t>::max();
   return static_cast<std::int64_t>(d);
 }
 

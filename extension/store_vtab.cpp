@@ -52,6 +52,7 @@ struct StoreTable : sqlite3_vtab {
   std::shared_ptr<GraphSession> session;
   std::string qualified_name;  // schema.table, for temporary graphs
   std::string schema, name;
+  std::chrono::milliseconds busy_timeout{5000};
 };
 
 // A small cache of entity names for one transaction handle.
@@ -165,6 +166,7 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
   table->context = context;
   table->session = context->session_for(env, options.busy_timeout);
   table->qualified_name = qualified;
+  table->busy_timeout = options.busy_timeout;
   table->schema = argv[1];
   table->name = argv[2];
   context->register_table(table->schema, table->name, table->session);
@@ -214,6 +216,9 @@ int store_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         continue;
       }
       if (!c.usable) continue;
+      // Our key order is BINARY: a constraint under another collation is left to SQLite.
+      const char* collation = sqlite3_vtab_collation(info, i);
+      if (collation && sqlite3_stricmp(collation, "BINARY") != 0) continue;
       if (eq && c.iColumn == kE) e = i;
       if (eq && c.iColumn == kA) a = i;
       if (eq && c.iColumn == kV) v = i;
@@ -554,7 +559,7 @@ int store_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
 // --- writing ---------------------------------------------------------------------------------
 
 Status writer_of(StoreTable* table, store::WriteTxn** out) {
-  DATALOG_RETURN_IF_ERROR(table->session->begin_write());
+  DATALOG_RETURN_IF_ERROR(table->session->begin_write(table->busy_timeout));
   *out = table->session->writer();
   return Status::OK();
 }
@@ -591,6 +596,11 @@ Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, st
   DATALOG_RETURN_IF_ERROR(entity_from_sql(col[kE], create, &e, error));
   if (!e) {
     *error = "e: " + *error;
+    return Status::OK();
+  }
+  if (sqlite3_value_type(col[kE]) != SQLITE_TEXT && !is_application_entity_id(*e)) {
+    *error = fmt::format("e: integer entity ids must be below {} (2^52); larger ids belong to idents",
+                         kFirstIdentEntityId);
     return Status::OK();
   }
   const auto* a_text = reinterpret_cast<const char*>(sqlite3_value_text(col[kA]));
@@ -636,6 +646,19 @@ int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int
     if (deleting) {
       store::Datom old;
       st = fact_of_key(*w, argv[0], &old);
+      if (st.ok() && argc > 1) {
+        // tx, tx_time and datom are the graph's: an UPDATE may not change them.
+        const bool tx_changed = sqlite3_value_type(argv[2 + kTx]) != SQLITE_INTEGER ||
+                                sqlite3_value_int64(argv[2 + kTx]) != static_cast<sqlite3_int64>(old.tx);
+        const bool key_changed = sqlite3_value_bytes(argv[0]) != sqlite3_value_bytes(argv[1]) ||
+                                 std::memcmp(sqlite3_value_blob(argv[0]), sqlite3_value_blob(argv[1]),
+                                             static_cast<std::size_t>(sqlite3_value_bytes(argv[0]))) != 0;
+        if (tx_changed || key_changed) {
+          set_vtab_error(vtab, "tx, tx_time and datom are assigned by the graph; UPDATE may change "
+                               "e, a, v, vtype, valid_from and valid_to");
+          return SQLITE_ERROR;
+        }
+      }
       if (st.ok()) st = w->retract_fact(old.e, old.a, old.v);
       if (!st.ok()) return report(vtab, st);
     }
@@ -654,7 +677,8 @@ int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int
 // --- transactions ----------------------------------------------------------------------------
 
 int store_begin(sqlite3_vtab* vtab) {
-  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->begin_write()); });
+  auto* table = static_cast<StoreTable*>(vtab);
+  return guarded(vtab, [&] { return report(vtab, table->session->begin_write(table->busy_timeout)); });
 }
 int store_sync(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->commit()); });

@@ -1,5 +1,9 @@
 #include "extension/table_arguments.h"
 
+#include <climits>
+#include <cstdlib>
+#include <sys/stat.h>
+
 #include <charconv>
 #include <string_view>
 
@@ -41,6 +45,20 @@ bool parse_number(std::string_view text, long long* out) {
 std::string folder_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+// Whether two paths name one file (by device and inode when both exist, else by text).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  char ra[PATH_MAX], rb[PATH_MAX];
+  const std::string full_a = ::realpath(folder_of(a).empty() ? "." : folder_of(a).c_str(), ra) ? std::string(ra) : a;
+  const std::string full_b = ::realpath(folder_of(b).empty() ? "." : folder_of(b).c_str(), rb) ? std::string(rb) : b;
+  auto base = [](const std::string& p) { return p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1); };
+  return full_a == full_b && base(a) == base(b);
 }
 
 }  // namespace
@@ -89,8 +107,9 @@ bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char
       }
       out->busy_timeout = std::chrono::milliseconds(number);
     } else if (key == "map_size_mb") {
-      if (!parse_number(value, &number) || number == 0) {
-        *error = fmt::format("map_size_mb must be a positive number, got '{}'", value);
+      constexpr long long kMaxMapMiB = 1LL << 24;  // 16 TiB of address space
+      if (!parse_number(value, &number) || number == 0 || number > kMaxMapMiB) {
+        *error = fmt::format("map_size_mb must be a number from 1 to {}, got '{}'", kMaxMapMiB, value);
         return false;
       }
       out->map_bytes = static_cast<std::size_t>(number) << 20;
@@ -109,6 +128,11 @@ bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char
     out->path = file;
   } else {
     out->path = folder_of(database_path) + file;
+  }
+  if (!out->path.empty() && same_file(out->path, database_path)) {
+    *error = fmt::format("the graph file would be the database file itself ('{}'); name another "
+                         "file: USING datalog('other.graph')", out->path);
+    return false;
   }
   return true;
 }

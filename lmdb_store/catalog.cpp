@@ -7,6 +7,7 @@
 #include "lmdb_store/meta.h"
 #include "lmdb_store/stored_value.h"
 #include "lmdb_store/tx_log_format.h"
+#include "engine/uuid_text.h"
 
 namespace datalog::store {
 
@@ -22,9 +23,18 @@ std::string id_key(EntityId id) {
   return k;
 }
 
+// A keyword whose name is a uuid (":22222222-3333-...") names that uuid's entity (§3).
+Value canonical_ident(const Value& name) {
+  if (name.is(ValueKind::Keyword) && name.as_keyword().size() == 37) {
+    if (auto u = parse_uuid(std::string_view(name.as_keyword()).substr(1))) return Value::uuid(*u);
+  }
+  return name;
+}
+
 }  // namespace
 
-Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& name, std::optional<EntityId>* id) {
+Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::optional<EntityId>* id) {
+  const Value name = canonical_ident(given);
   std::string key;
   encode_value(key, name);
   MDB_val k = as_val(key), v;
@@ -53,7 +63,8 @@ Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Valu
   return Status::OK();
 }
 
-Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId* id) {
+Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId* id) {
+  const Value name = canonical_ident(given);
   std::optional<EntityId> existing;
   DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, &existing));
   if (existing) {

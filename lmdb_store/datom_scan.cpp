@@ -22,15 +22,21 @@ MDB_dbi table_of(const Tables& t, IndexId index) {
   return t.eavt;
 }
 
+// An LMDB cursor for the length of one fill(). The scan keeps none between calls: LMDB frees
+// the cursors of a write transaction, or of a savepoint level, when it ends, so a cursor kept
+// across a commit, release or rollback would be closed twice.
+struct CursorForCall {
+  MDB_cursor* cursor = nullptr;
+  ~CursorForCall() {
+    if (cursor) mdb_cursor_close(cursor);
+  }
+};
+
 }  // namespace
 
 DatomScan::~DatomScan() { close(); }
 
-void DatomScan::close() {
-  if (cursor_) mdb_cursor_close(cursor_);
-  cursor_ = nullptr;
-  txn_ = nullptr;
-}
+void DatomScan::close() { txn_ = nullptr; }
 
 Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string start_key,
                         std::string end_key, const TimeView& view) {
@@ -47,11 +53,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
 }
 
 Status DatomScan::reposition(MDB_txn* txn) {
-  if (cursor_) mdb_cursor_close(cursor_);
-  cursor_ = nullptr;
   txn_ = txn;
-  const int rc = mdb_cursor_open(txn, table_of(env_->tables(), index_), &cursor_);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
   if (pos_ >= ready_.size()) return fill();
   return Status::OK();
 }
@@ -66,8 +68,11 @@ Status DatomScan::fill() {
   ready_.clear();
   pos_ = 0;
   if (exhausted_) return Status::OK();
+  CursorForCall c;
+  int rc = mdb_cursor_open(txn_, table_of(env_->tables(), index_), &c.cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
   MDB_val k = as_val(resume_), v;
-  int rc = mdb_cursor_get(cursor_, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
+  rc = mdb_cursor_get(c.cursor, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
   while (ready_.empty()) {
     if (rc == MDB_NOTFOUND) {
       exhausted_ = true;
@@ -94,17 +99,20 @@ Status DatomScan::fill() {
       giant = d.giant;
       hash = d.giant_hash;
       group_.push_back(std::move(d.datom));
-      rc = mdb_cursor_get(cursor_, &k, &v, MDB_NEXT);
+      rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
     }
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");
     resume_ = prefix_successor(fact);
+    // A fact whose key is all 0xFF bytes (a vaet key of e = a = r = INT64_MAX) has no successor:
+    // nothing follows it, and an empty resume_ would restart the scan from the first key.
+    if (resume_.empty()) exhausted_ = true;
     if (giant) {
       Value full;
       DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), hash, &full));
       for (Datom& d : group_) d.v = full;
     }
     append_visible(group_, view_, ready_);
-    if (rc == MDB_NOTFOUND && ready_.empty()) {
+    if ((rc == MDB_NOTFOUND || exhausted_) && ready_.empty()) {
       exhausted_ = true;
       return Status::OK();
     }

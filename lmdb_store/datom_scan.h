@@ -7,7 +7,9 @@
 // Lifetimes: the scan runs on a caller-owned LMDB transaction. Datoms it yields are copies and
 // outlive it. When the caller's transaction handle changes, or the transaction was written
 // through since the last step (a write transaction shared with writers), call reposition() with
-// the current handle: the scan re-seeks to just after the last fact it read.
+// the current handle: the scan re-seeks to just after the last fact it read. The scan holds no
+// LMDB cursor between calls, so it may outlive the transaction (or savepoint level) it read;
+// reposition() it before reading again.
 // Thread safety: none; one owner.
 #pragma once
 
@@ -44,7 +46,6 @@ class DatomScan {
 
   const GraphEnv* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
-  MDB_cursor* cursor_ = nullptr;
   IndexId index_ = IndexId::Eavt;
   std::string resume_;  // first key not yet read
   std::string end_;

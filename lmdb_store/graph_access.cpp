@@ -101,6 +101,17 @@ Status GraphAccess::tx_as_of_time(std::int64_t ms, std::uint64_t* tx) {
   return store::tx_as_of_time(txn(), env_.tables(), ms, tx);
 }
 
+Status GraphAccess::tx_time(std::uint64_t tx, std::int64_t* ms) {
+  if (writer_ && tx == writer_->tx()) {
+    *ms = writer_->tx_time_ms();
+    return Status::OK();
+  }
+  std::optional<TxInfo> info;
+  DATALOG_RETURN_IF_ERROR(read_tx_info(txn(), env_.tables(), tx, &info));
+  *ms = info ? info->time_ms : 0;
+  return Status::OK();
+}
+
 Status GraphAccess::rules(std::vector<StoredRule>* out) {
   return read_rules(txn(), env_.tables(), out);
 }

@@ -30,6 +30,7 @@ class GraphAccess final : public GraphWriter {
   Status entity_of(const Value& ident, std::optional<EntityId>* out) override;
   Status ident_of(EntityId id, std::optional<Value>* out) override;
   Status tx_as_of_time(std::int64_t ms, std::uint64_t* tx) override;
+  Status tx_time(std::uint64_t tx, std::int64_t* ms) override;
   Status rules(std::vector<StoredRule>* out) override;
 
   std::uint64_t tx() const override;

@@ -286,6 +286,21 @@ Status GraphEnv::acquire_writer(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   {
     std::unique_lock lock(mutex_);
+    if (orphan_txn_ && orphan_owner_ == std::this_thread::get_id()) {
+      mdb_txn_abort(orphan_txn_);  // on its own thread at last: LMDB's lock is released
+      orphan_txn_ = nullptr;
+      --active_txns_;
+      ::flock(writer_lock_fd_, LOCK_UN);
+      writer_busy_ = false;
+      writer_thread_ = {};
+      cv_.notify_all();
+    }
+    if (orphan_txn_) {
+      return Status(StatusCode::Busy,
+                    fmt::format("graph '{}' is locked by a transaction that was ended on another "
+                                "thread; the thread that began it must use the graph again",
+                                path_));
+    }
     if (writer_busy_ && writer_thread_ == std::this_thread::get_id()) {
       return Status(StatusCode::Busy,
                     fmt::format("graph '{}' is being written by another connection on this thread",
@@ -328,6 +343,13 @@ void GraphEnv::release_writer() {
   writer_busy_ = false;
   writer_thread_ = {};
   cv_.notify_all();
+}
+
+void GraphEnv::orphan_write(MDB_txn* txn, std::thread::id owner) {
+  std::lock_guard lock(mutex_);
+  orphan_txn_ = txn;
+  orphan_owner_ = owner;
+  writer_thread_ = owner;
 }
 
 bool GraphEnv::writer_held_by_this_thread() const {

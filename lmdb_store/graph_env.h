@@ -82,6 +82,10 @@ class GraphEnv {
   Status acquire_writer(std::chrono::milliseconds timeout);
   void release_writer();
   bool writer_held_by_this_thread() const;
+  // A write transaction aborted on a thread other than the one that began it: LMDB's lock stays
+  // with that thread, so the graph stays locked (others get Busy) until the owner thread next
+  // asks for the writer, which ends the transaction and releases everything.
+  void orphan_write(MDB_txn* txn, std::thread::id owner);
 
   // Begins the top-level write transaction (caller holds the writer gate). Grows the map first
   // when it is more than half used, and adopts another process's growth.
@@ -115,6 +119,8 @@ class GraphEnv {
   bool resizing_ = false;
   bool writer_busy_ = false;
   std::thread::id writer_thread_;
+  MDB_txn* orphan_txn_ = nullptr;
+  std::thread::id orphan_owner_;
 };
 
 }  // namespace datalog::store

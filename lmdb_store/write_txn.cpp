@@ -81,11 +81,17 @@ void WriteTxn::touch() { generation_ = ++g_generation; }
 
 void WriteTxn::abort() {
   if (stack_.empty()) return;
-  // Aborting the root aborts its open children too.
-  mdb_txn_abort(stack_.front().txn);
+  if (std::this_thread::get_id() != owner_) {
+    // LMDB's writer lock can only be released by the thread that took it: leave the aborted
+    // transaction for that thread to end (GraphEnv::acquire_writer), keeping the graph locked.
+    env_->orphan_write(stack_.front().txn, owner_);
+  } else {
+    // Aborting the root aborts its open children too.
+    mdb_txn_abort(stack_.front().txn);
+    env_->leave_txn();
+    env_->release_writer();
+  }
   stack_.clear();
-  env_->leave_txn();
-  env_->release_writer();
   discard_pending();
   touch();
 }
@@ -358,6 +364,8 @@ Status WriteTxn::release(int level) {
 
 Status WriteTxn::rollback_to(int level) {
   if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status::OK();
+  if (level < 0) return rollback_all();
   if (stack_.size() <= 1 || stack_.back().savepoint < level) return Status::OK();
   discard_pending();
   Level restored{};
@@ -375,6 +383,33 @@ Status WriteTxn::rollback_to(int level) {
   const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
   if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "restart savepoint"));
   stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_});
+  return Status::OK();
+}
+
+Status WriteTxn::rollback_all() {
+  // SQLite rolls back to its transaction savepoint (SAVEPOINT outside BEGIN): undo everything
+  // and go on in a fresh transaction, keeping the writer locks and the transaction counter.
+  if (std::this_thread::get_id() != owner_) {
+    return Status(StatusCode::Misuse,
+                  "a graph transaction must be rolled back on the thread that began it");
+  }
+  mdb_txn_abort(stack_.front().txn);
+  stack_.clear();
+  discard_pending();
+  datom_count_ = 0;
+  next_chunk_ = 0;
+  dirty_ = false;
+  retracted_ = false;
+  touch();
+  MDB_txn* txn = nullptr;
+  const int rc = mdb_txn_begin(env_->env(), nullptr, 0, &txn);
+  if (rc != MDB_SUCCESS) {
+    env_->leave_txn();
+    env_->release_writer();
+    failure_ = status_from_mdb(rc, "restart the transaction");
+    return failure_;
+  }
+  stack_.push_back(Level{txn, -1});
   return Status::OK();
 }
 

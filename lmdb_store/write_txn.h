@@ -91,6 +91,7 @@ class WriteTxn {
   Status erase_datom(const Datom& d);
   Status find_at_tx(EntityId e, EntityId a, const Value& v, Op op, std::vector<Datom>* found);
   Status flush_pending();
+  Status rollback_all();
   Status fail(Status st);  // aborts everything after an LMDB error
   void discard_pending();
   void touch();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, the demo and the tests need, when any is missing.
 set -euo pipefail
-packages=(cmake g++ make pkg-config libsqlite3-dev sqlite3 liblmdb-dev lmdb-utils libfmt-dev catch2
+packages=(cmake g++ make pkg-config libsqlite3-dev sqlite3 liblmdb-dev lmdb-utils libfmt-dev libre2-dev catch2
           python3 python3-pytest)
 missing=()
 for p in "${packages[@]}"; do

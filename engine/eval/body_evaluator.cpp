@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "engine/eval/expression_eval.h"
+#include "engine/eval/temporal_metadata.h"
 #include "engine/value_hash.h"
 
 namespace datalog::eval {
@@ -173,8 +175,25 @@ struct BodyEvaluator::Candidate {
   std::string access;
 };
 
+namespace {
+
+void collect_pseudo_entities(const std::vector<ast::Clause>& clauses, std::set<std::string>& out) {
+  for (const auto& clause : clauses) {
+    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
+      if (is_pseudo_pattern(*p)) out.insert(entity_key(p->e));
+    } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
+      collect_pseudo_entities(n->body, out);
+    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
+      for (const auto& b : o->branches) collect_pseudo_entities(b, out);
+    }
+  }
+}
+
+}  // namespace
+
 Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation input,
                                Relation* out, int depth) {
+  if (depth == 0) collect_pseudo_entities(clauses, pseudo_entities_);
   Relation rel = std::move(input);
   std::vector<bool> done(clauses.size(), false);
   std::size_t remaining = clauses.size();
@@ -218,6 +237,20 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
           c.cost = 1;
           c.estimate = rows;
           c.access = "hash anti-join";
+        }
+      } else if (const auto* pseudo = std::get_if<ast::Pattern>(&clause.node);
+                 pseudo && is_pseudo_pattern(*pseudo)) {
+        const auto* ev = as_var(pseudo->e);
+        bool ready = !ev || rel.binds(ev->name) || !bindable.count(ev->name);
+        const std::string key = entity_key(pseudo->e);
+        for (std::size_t j = 0; j < i && ready; ++j) {
+          const auto* q = std::get_if<ast::Pattern>(&clauses[j].node);
+          if (q && !done[j] && !is_pseudo_pattern(*q) && entity_key(q->e) == key) ready = false;
+        }
+        if (ready) {
+          c.cost = 0.25;
+          c.estimate = rows;
+          c.access = "temporal metadata";
         }
       } else if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
         // Estimated rows per probe with the bound parts fixed, and for one scan of the pattern.
@@ -302,7 +335,8 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
       }
     }
     DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
-                                  best.hash_join ? "hash" : best.access));
+                                  best.hash_join ? "hash" : best.access,
+                                  static_cast<int>(best.index)));
     done[best.index] = true;
     --remaining;
   }
@@ -311,11 +345,14 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
 }
 
 Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
-                            const std::string& access) {
+                            const std::string& access, int order) {
   Status st;
   std::string shown_access = access;
-  if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
-    st = apply_pattern(*p, rel, access == "hash");
+  if (const auto* p = std::get_if<ast::Pattern>(&clause.node); p && is_pseudo_pattern(*p)) {
+    st = apply_pseudo_pattern(ctx_, *p, rel);
+    shown_access = "temporal metadata";
+  } else if (p) {
+    st = apply_pattern(*p, rel, access == "hash", order);
     if (access == "hash") shown_access = "hash join (one scan)";
   } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
     st = apply_expression(*e, rel);
@@ -347,14 +384,34 @@ struct Match {
   EntityId e;
   EntityId a;
   Value v;
+  std::uint64_t tx;
+  std::int64_t valid_from, valid_to;
 };
 
 }  // namespace
 
-Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join) {
+Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join,
+                                    int order) {
   // Classify e, a, v.
   Relation out;
   out.vars = rel.vars;
+  // Carry the match's metadata when a pseudo pattern later reads it (temporal_metadata.h).
+  int meta_vf = -1, meta_vt = -1, meta_tx = -1, meta_order = -1;
+  if (pseudo_entities_.count(entity_key(p.e))) {
+    const std::string key = entity_key(p.e);
+    auto column = [&](const std::string& name) {
+      int c = out.column(name);
+      if (c < 0) {
+        out.vars.push_back(name);
+        c = static_cast<int>(out.vars.size()) - 1;
+      }
+      return c;
+    };
+    meta_vf = column(MetaColumns::valid_from(key));
+    meta_vt = column(MetaColumns::valid_to(key));
+    meta_tx = column(MetaColumns::tx(key));
+    meta_order = column(MetaColumns::order(key));
+  }
   Slot slots[3];
   const ast::Term* terms[3] = {&p.e, &p.a, &p.v};
   for (int i = 0; i < 3; ++i) {
@@ -416,6 +473,15 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   auto extend = [&](const Row& row, const Match& m, Row& next) -> Status {
     next = row;
     next.resize(out.vars.size());
+    if (meta_order >= 0) {
+      Value& last = next[static_cast<std::size_t>(meta_order)];
+      if (last.is(ValueKind::Nil) || last.as_integer() < order) {  // the textually last one wins
+        last = Value::integer(order);
+        next[static_cast<std::size_t>(meta_vf)] = Value::integer(m.valid_from);
+        next[static_cast<std::size_t>(meta_vt)] = Value::integer(m.valid_to);
+        next[static_cast<std::size_t>(meta_tx)] = Value::integer(static_cast<std::int64_t>(m.tx));
+      }
+    }
     for (int i = 0; i < 3; ++i) {
       if (slots[i].kind != Slot::Kind::Free && slots[i].kind != Slot::Kind::Repeat) continue;
       Value v;
@@ -434,9 +500,19 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   };
 
   std::vector<Match> matches;
-  auto collect = [&](const DatomFilter& f) -> Status {
+  auto collect = [&](DatomFilter f) -> Status {
+    // Float constants match within f64::EPSILON (§3): scan without the value, then compare.
+    std::optional<double> near;
+    if (f.v && f.v->is(ValueKind::Float)) {
+      near = f.v->as_float();
+      f.v.reset();
+    }
     return ctx_.graph().scan(f, ctx_.view(), [&](const Datom& d) {
-      matches.push_back(Match{d.e, d.a, d.v});
+      if (near && !(d.v.is(ValueKind::Float) &&
+                    std::fabs(d.v.as_float() - *near) <= std::numeric_limits<double>::epsilon())) {
+        return true;
+      }
+      matches.push_back(Match{d.e, d.a, d.v, d.tx, d.valid_from, d.valid_to});
       return true;
     });
   };
@@ -596,7 +672,13 @@ Status BodyEvaluator::apply_not(const ast::Not& n, Relation& rel, int depth) {
     }
   }
   std::vector<int> cols;
-  for (const auto& k : keys) cols.push_back(rel.column(k));
+  for (const auto& k : keys) {
+    cols.push_back(rel.column(k));
+    if (cols.back() < 0) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("join variable {} in (not-join ...) is not bound by any outer clause", k));
+    }
+  }
   Relation probe = distinct_projection(rel, cols, keys);
   Relation matched;
   DATALOG_RETURN_IF_ERROR(evaluate(n.body, std::move(probe), &matched, depth + 1));
@@ -621,12 +703,9 @@ Status BodyEvaluator::apply_not(const ast::Not& n, Relation& rel, int depth) {
 // --- or / or-join: union of branches, hash-joined back -----------------------------------------------
 
 Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
-  std::vector<std::string> all;
-  for (const auto& branch : o.branches) {
-    for (const auto& clause : branch) {
-      for (const auto& v : clause_variables(clause)) add_unique(all, v);
-    }
-  }
+  // Shared: variables the branches mention that are bound already. Fresh: variables the
+  // branches bind (a not / not-join inside a branch binds nothing; its other variables are
+  // existential).
   std::vector<std::string> shared, fresh;
   if (o.is_join) {
     for (const auto& v : o.join_vars) {
@@ -634,7 +713,16 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
       else add_unique(fresh, v.name);
     }
   } else {
-    for (const auto& v : all) (rel.binds(v) ? shared : fresh).push_back(v);
+    for (const auto& branch : o.branches) {
+      for (const auto& clause : branch) {
+        for (const auto& v : clause_variables(clause)) {
+          if (rel.binds(v)) add_unique(shared, v);
+        }
+        for (const auto& v : clause_binds(clause)) {
+          if (!rel.binds(v)) add_unique(fresh, v);
+        }
+      }
+    }
   }
   std::vector<int> cols;
   for (const auto& s : shared) cols.push_back(rel.column(s));

@@ -14,6 +14,7 @@
 // The trace records the order chosen, the access path and the rows, for datalog_explain.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,8 @@ class BodyEvaluator {
  private:
   struct Candidate;
   Status apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
-               const std::string& access);
-  Status apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join);
+               const std::string& access, int order);
+  Status apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join, int order);
   Status apply_expression(const ast::ExprClause& c, Relation& rel);
   Status apply_not(const ast::Not& n, Relation& rel, int depth);
   Status apply_or(const ast::Or& o, Relation& rel, int depth);
@@ -58,6 +59,7 @@ class BodyEvaluator {
   EvalContext& ctx_;
   const DerivedLookup& derived_;
   Trace* trace_;
+  std::set<std::string> pseudo_entities_;  // entities a pseudo pattern reads metadata of
 };
 
 // Variables a clause mentions (not wildcards), in order of appearance.

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "engine/datom.h"
+#include "engine/functions/regex.h"
 #include "engine/status.h"
 #include "engine/storage.h"
 #include "engine/value.h"
@@ -59,6 +60,8 @@ class EvalContext {
   Status attribute_keyword(EntityId id, Value* out);
   // The value joins compare: an ident keyword/uuid becomes the Ref it names.
   Value join_key(const Value& v);
+  // Regex patterns compiled once per query.
+  functions::RegexCache& regexes() { return regexes_; }
   // The ident keyword of an entity, if it has one.
   Status keyword_of(EntityId id, std::optional<Value>* out);
 
@@ -69,6 +72,7 @@ class EvalContext {
   std::function<bool()> interrupted_;
   ExternalFunctions* external_ = nullptr;
   std::uint32_t interrupt_tick_ = 0;
+  functions::RegexCache regexes_;
   std::unordered_map<Value, std::optional<EntityId>, ValueHash> entity_cache_;
   std::unordered_map<EntityId, std::optional<Value>> ident_cache_;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/functions/builtins.h"
+#include "engine/functions/regex.h"
 
 namespace datalog::eval {
 
@@ -24,6 +25,17 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
       return Status::OK();
     }
     args.push_back(std::move(*v));
+  }
+  if (functions::is_regex_function(e.op) && args.size() == 2) {
+    const std::size_t p = functions::regex_pattern_argument(e.op);
+    if (!args[p].is(ValueKind::String)) {
+      out->reset();
+      return Status::OK();
+    }
+    const re2::RE2* re = nullptr;
+    DATALOG_RETURN_IF_ERROR(ctx.regexes().get(args[p].as_string(), &re));
+    *out = functions::call_regex(e.op, *re, args[1 - p]).value;
+    return Status::OK();
   }
   if (const functions::Builtin* b = functions::find_builtin(e.op)) {
     if (!b->arity.accepts(args.size())) return functions::check_builtin_arity(e.op, args.size());

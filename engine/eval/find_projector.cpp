@@ -43,7 +43,12 @@ Status aggregate(const ast::Query& q, const Relation& rel, Relation* out) {
       group_cols.push_back(col);
       group_elems.push_back(i);
     } else if (f.kind == Kind::Aggregate) {
-      if (!functions::is_known_aggregate(f.function)) return functions::unknown_aggregate_error(f.function);
+      // Like Minigraf, an unknown aggregate is an error only once a group has rows.
+      if (!functions::is_known_aggregate(f.function)) {
+        if (!rel.rows.empty()) return functions::unknown_aggregate_error(f.function);
+        out->vars.clear();
+        return Status::OK();
+      }
       agg_elems.push_back(i);
     }
   }

@@ -220,7 +220,21 @@ class Rewriter {
   }
 
   std::vector<ast::Rule> take() { return std::move(out_); }
-  void add(ast::Rule r) { out_.push_back(std::move(r)); }
+
+  // A magic rule, remembering which rule (or "#query") demands through it.
+  void add_demand(ast::Rule r, const std::string& source) {
+    demand_sources_[r.name].insert(source);
+    out_.push_back(std::move(r));
+  }
+  // Whether p#a is demanded only by the query and by p's own recursion.
+  bool sole_demand_is_query(const std::string& name, const Adornment& a) const {
+    auto it = demand_sources_.find(magic_name(name, a));
+    if (it == demand_sources_.end()) return false;
+    for (const auto& source : it->second) {
+      if (source != "#query" && source != name) return false;
+    }
+    return true;
+  }
 
  private:
   void adorn(const ast::Rule& rule, const Adornment& a) {
@@ -243,7 +257,7 @@ class Rewriter {
           m.head = bound_args(call->args, b);
           m.body = body;
           m.pos = call->pos;
-          out_.push_back(std::move(m));
+          add_demand(std::move(m), rule.name);
         }
         body.push_back(demand(*call, b));
       } else {
@@ -265,6 +279,7 @@ class Rewriter {
   std::set<std::pair<std::string, Adornment>> done_;
   std::deque<std::pair<std::string, Adornment>> todo_;
   std::vector<ast::Rule> out_;
+  std::map<std::string, std::set<std::string>> demand_sources_;
 };
 
 }  // namespace
@@ -274,42 +289,44 @@ Status rewrite_for_demand(const std::vector<ast::Clause>& where,
                           std::vector<ast::Rule>* rules_out, bool* applied) {
   *applied = false;
   Rewriter rewriter(rules);
+  // The query body is treated like a rule body: calls see the variables earlier clauses bind.
+  std::set<std::string> bound;
   std::vector<ast::Clause> rewritten;
-  for (const auto& clause : where) {
+  std::map<std::string, int> constant_demands;  // adorned name -> calls with constants only
+  for (std::size_t idx : sips_order(where, bound)) {
+    const ast::Clause& clause = where[idx];
     const auto* call = std::get_if<ast::RuleCall>(&clause.node);
-    if (!call || !rewriter.is_rule(call->name)) {
+    const Adornment a = call ? adornment_of(call->args, bound) : Adornment();
+    if (!call || !rewriter.is_rule(call->name) || a.find('b') == std::string::npos) {
       rewritten.push_back(clause);
+      for (const auto& v : clause_binds(clause)) bound.insert(v);
       continue;
     }
-    const Adornment a = adornment_of(call->args, {});  // constants only
-    if (a.find('b') == std::string::npos) {
-      rewritten.push_back(clause);
-      continue;
-    }
-    ast::Rule seed;  // the demand itself: magic#p#a(constants).
-    seed.name = magic_name(call->name, a);
-    seed.head = bound_args(call->args, a);
-    seed.pos = call->pos;
-    rewriter.add(std::move(seed));
+    // The demand: the bound arguments' values, from constants or from the clauses before.
+    ast::Rule demand;
+    demand.name = magic_name(call->name, a);
+    demand.head = bound_args(call->args, a);
+    bool constants_only = true;
+    for (const auto& t : demand.head) constants_only &= std::holds_alternative<Value>(t);
+    if (!constants_only) demand.body = rewritten;
+    demand.pos = call->pos;
+    rewriter.add_demand(std::move(demand), "#query");
+    if (constants_only) ++constant_demands[adorned_name(call->name, a)];
     rewritten.push_back(rewriter.demand(*call, a));
+    for (const auto& v : clause_binds(clause)) bound.insert(v);
     *applied = true;
   }
   if (!*applied) return Status::OK();
   rewriter.run();
-  // A call whose rule can be factored reads the answers of its demand directly; only when it is
-  // the one demand for that rule and adornment (the answers mix the demands).
-  std::map<std::string, int> demands;
-  for (const auto& clause : rewritten) {
-    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) ++demands[c->name];
-  }
+  // A call whose rule can be factored reads the answers of its demand directly, when the
+  // demand is this call's constants alone (otherwise the answers of several demands mix).
   for (auto& clause : rewritten) {
     auto* c = std::get_if<ast::RuleCall>(&clause.node);
-    if (!c || demands[c->name] != 1) continue;
+    if (!c || constant_demands[c->name] != 1) continue;
     const auto hash = c->name.find('#');
-    if (hash == std::string::npos) continue;
     const std::string name = c->name.substr(0, hash);
     const Adornment a = c->name.substr(hash + 1);
-    if (!rewriter.factorable(name, a)) continue;
+    if (!rewriter.sole_demand_is_query(name, a) || !rewriter.factorable(name, a)) continue;
     rewriter.add_answers(name, a);
     std::vector<ast::Term> free_args;
     for (std::size_t i = 0; i < a.size(); ++i) {

@@ -139,7 +139,48 @@ Status time_view(GraphReader& graph, const ast::Query& q, const std::map<std::st
   return Status::OK();
 }
 
+void substitute_term(ast::Term& t, const std::map<std::string, Value>& known) {
+  if (const auto* v = std::get_if<ast::Variable>(&t)) {
+    if (auto it = known.find(v->name); it != known.end()) t = it->second;
+  }
+}
+
+void substitute_expr(ast::Expr& e, const std::map<std::string, Value>& known) {
+  for (auto& arg : e.args) {
+    if (const auto* v = std::get_if<ast::Variable>(&arg)) {
+      if (auto it = known.find(v->name); it != known.end()) arg = it->second;
+    } else if (auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) {
+      auto copy = std::make_shared<ast::Expr>(**sub);
+      substitute_expr(*copy, known);
+      *sub = std::move(copy);
+    }
+  }
+}
+
 }  // namespace
+
+void substitute_variables(std::vector<ast::Clause>& clauses, const std::map<std::string, Value>& known) {
+  for (auto& clause : clauses) {
+    std::visit(
+        [&](auto& c) {
+          using T = std::decay_t<decltype(c)>;
+          if constexpr (std::is_same_v<T, ast::Pattern>) {
+            substitute_term(c.e, known);
+            substitute_term(c.a, known);
+            substitute_term(c.v, known);
+          } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
+            substitute_expr(c.expr, known);  // an output variable stays: it is checked as bound
+          } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
+            for (auto& a : c.args) substitute_term(a, known);
+          } else if constexpr (std::is_same_v<T, ast::Not>) {
+            substitute_variables(c.body, known);
+          } else {
+            for (auto& b : c.branches) substitute_variables(b, known);
+          }
+        },
+        clause.node);
+  }
+}
 
 Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
                         ast::Query* out) {
@@ -196,10 +237,17 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   ast::Query bound;
   DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &bound));
   Trace* trace = options.trace ? &result->trace : nullptr;
-  // Rules called with constants are evaluated on demand (magic sets).
+  // Rules called with constants are evaluated on demand (magic sets). Inputs with one value
+  // each (scalar :in bindings, pushed-down columns) act as constants there.
+  Relation start = join_inputs(inputs.bindings);
   std::vector<ast::Rule> demand_rules;
   bool rewritten = false;
   if (!rules.empty()) {
+    if (start.rows.size() == 1) {
+      std::map<std::string, Value> known;
+      for (std::size_t i = 0; i < start.vars.size(); ++i) known[start.vars[i]] = start.rows[0][i];
+      substitute_variables(bound.where, known);
+    }
     std::vector<ast::Clause> where;
     DATALOG_RETURN_IF_ERROR(rewrite_for_demand(bound.where, rules, &where, &demand_rules, &rewritten));
     if (rewritten) bound.where = std::move(where);
@@ -211,7 +259,7 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
 
   Relation bindings;
   BodyEvaluator body(ctx, derived.lookup(), trace);
-  DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, join_inputs(inputs.bindings), &bindings));
+  DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, std::move(start), &bindings));
   return project_find(bound, bindings, limits, &result->rows);
 }
 

@@ -48,6 +48,9 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
 Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
                         ast::Query* out);
 
+// Replaces the variables in known by their values, in clauses (not in join-variable lists).
+void substitute_variables(std::vector<ast::Clause>& clauses, const std::map<std::string, Value>& known);
+
 // The natural join of relations (a cross product where they share no variable).
 Relation join_inputs(const std::vector<Relation>& inputs);
 

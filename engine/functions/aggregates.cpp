@@ -2,11 +2,11 @@
 // of every aggregate. The numeric extensions live in statistics.cpp.
 #include "engine/functions/aggregates.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <set>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "engine/functions/compare.h"
 #include "engine/functions/number_sum.h"
@@ -123,8 +123,8 @@ class MinMaxAccumulator final : public Accumulator {
       return Status::OK();
     }
     if (!min_max_comparable(kind_)) {
-      return query_error(fmt::format("{}: expected Integer, Float, String, or Null, got {}",
-                                     name(), type_name_for_message(kind_)));
+      return query_error(fmt::format("{}: expected Integer, Float, String, or Null, got {}", name(),
+                                     type_name_for_message(kind_)));
     }
     *out = *best_;
     return Status::OK();
@@ -164,16 +164,26 @@ bool zero_row_on_empty_input(std::string_view name) {
 
 std::string_view type_name_for_message(ValueKind kind) {
   switch (kind) {
-    case ValueKind::String: return "String";
-    case ValueKind::Integer: return "Integer";
-    case ValueKind::Float: return "Float";
-    case ValueKind::Boolean: return "Boolean";
-    case ValueKind::Instant: return "Instant";
-    case ValueKind::Ref: return "Ref";
-    case ValueKind::Uuid: return "Uuid";
-    case ValueKind::Keyword: return "Keyword";
-    case ValueKind::Bytes: return "Bytes";
-    case ValueKind::Nil: return "Null";
+    case ValueKind::String:
+      return "String";
+    case ValueKind::Integer:
+      return "Integer";
+    case ValueKind::Float:
+      return "Float";
+    case ValueKind::Boolean:
+      return "Boolean";
+    case ValueKind::Instant:
+      return "Instant";
+    case ValueKind::Ref:
+      return "Ref";
+    case ValueKind::Uuid:
+      return "Uuid";
+    case ValueKind::Keyword:
+      return "Keyword";
+    case ValueKind::Bytes:
+      return "Bytes";
+    case ValueKind::Nil:
+      return "Null";
   }
   return "Unknown";
 }

@@ -1,10 +1,10 @@
 // The registry of built-in functions: name, arity and call, in one sorted table.
 #include "engine/functions/builtins.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
-
-#include <fmt/format.h>
 
 #include "engine/functions/builtin_calls.h"
 
@@ -69,10 +69,9 @@ std::string_view plural(std::size_t n) { return n == 1 ? "argument" : "arguments
 }  // namespace
 
 const Builtin* find_builtin(std::string_view op) {
-  const auto it = std::lower_bound(kBuiltins.begin(), kBuiltins.end(), op,
-                                   [](const Builtin& b, std::string_view name) {
-                                     return b.name < name;
-                                   });
+  const auto it =
+      std::lower_bound(kBuiltins.begin(), kBuiltins.end(), op,
+                       [](const Builtin& b, std::string_view name) { return b.name < name; });
   if (it == kBuiltins.end() || it->name != op) return nullptr;
   return &*it;
 }
@@ -99,10 +98,14 @@ Status check_builtin_arity(std::string_view op, std::size_t n) {
 
 bool truthy(const Value& v) {
   switch (v.kind()) {
-    case ValueKind::Boolean: return v.as_boolean();
-    case ValueKind::Integer: return v.as_integer() != 0;
-    case ValueKind::Float: return v.as_float() != 0.0;  // -0.0 == 0.0: falsy, as Minigraf
-    default: return false;
+    case ValueKind::Boolean:
+      return v.as_boolean();
+    case ValueKind::Integer:
+      return v.as_integer() != 0;
+    case ValueKind::Float:
+      return v.as_float() != 0.0;  // -0.0 == 0.0: falsy, as Minigraf
+    default:
+      return false;
   }
 }
 

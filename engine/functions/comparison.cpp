@@ -26,8 +26,8 @@ CallResult pick(Args args, bool want_smaller) {
   assert(args.size() == 2);
   const std::optional<std::partial_ordering> o = compare_for_predicate(args[0], args[1]);
   if (!o) return CallResult::row_error();
-  const bool second_wins = want_smaller ? *o == std::partial_ordering::greater
-                                        : *o == std::partial_ordering::less;
+  const bool second_wins =
+      want_smaller ? *o == std::partial_ordering::greater : *o == std::partial_ordering::less;
   return CallResult::of(second_wins ? args[1] : args[0]);
 }
 

@@ -30,7 +30,9 @@ class NumberSum {
     return false;
   }
 
-  Value value() const { return any_float_ ? Value::floating(float_sum_) : Value::integer(int_sum_); }
+  Value value() const {
+    return any_float_ ? Value::floating(float_sum_) : Value::integer(int_sum_);
+  }
 
  private:
   std::int64_t int_sum_ = 0;

@@ -2,13 +2,13 @@
 // an all-nil group). A non-number is a query error worded like Minigraf's sum error.
 #include "engine/functions/statistics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace datalog::functions {
 
@@ -21,9 +21,14 @@ class NumericAccumulator : public Accumulator {
 
   Status add(const Value& v) final {
     switch (v.kind()) {
-      case ValueKind::Nil: return Status::OK();
-      case ValueKind::Integer: add_number(static_cast<double>(v.as_integer())); break;
-      case ValueKind::Float: add_number(v.as_float()); break;
+      case ValueKind::Nil:
+        return Status::OK();
+      case ValueKind::Integer:
+        add_number(static_cast<double>(v.as_integer()));
+        break;
+      case ValueKind::Float:
+        add_number(v.as_float());
+        break;
       default:
         return Status(StatusCode::InvalidArgument,
                       fmt::format("{}: expected Integer, Float, or Null, got {}", name_,
@@ -77,8 +82,8 @@ class MedianAccumulator final : public NumericAccumulator {
     const double upper = values_[mid];
     if (values_.size() % 2 == 1) return upper;
     // The lower middle is the largest value left of mid after nth_element.
-    const double lower = *std::max_element(values_.begin(),
-                                           values_.begin() + static_cast<std::ptrdiff_t>(mid));
+    const double lower =
+        *std::max_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(mid));
     return lower / 2 + upper / 2;  // halves first: no overflow to infinity
   }
   std::vector<double> values_;

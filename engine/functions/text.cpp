@@ -2,12 +2,12 @@
 // subs, count, upper-case, lower-case. Strings are UTF-8; positions and lengths count Unicode
 // code points (a byte that is not a UTF-8 continuation byte starts a code point), so a user
 // never splits a character.
+#include <fmt/format.h>
+
 #include <cassert>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "engine/functions/builtin_calls.h"
 #include "engine/time_text.h"
@@ -45,13 +45,20 @@ std::string print_float(double d) {
 // What `str` appends for one value.
 std::string print_for_str(const Value& v) {
   switch (v.kind()) {
-    case ValueKind::String: return v.as_string();
-    case ValueKind::Nil: return "";
-    case ValueKind::Float: return print_float(v.as_float());
-    case ValueKind::Instant: return format_instant(v.as_instant());
-    case ValueKind::Uuid: return format_uuid(v.as_uuid());
-    case ValueKind::Ref: return fmt::format("{}", v.as_ref());
-    default: return v.to_edn();  // integers, booleans, keywords, bytes
+    case ValueKind::String:
+      return v.as_string();
+    case ValueKind::Nil:
+      return "";
+    case ValueKind::Float:
+      return print_float(v.as_float());
+    case ValueKind::Instant:
+      return format_instant(v.as_instant());
+    case ValueKind::Uuid:
+      return format_uuid(v.as_uuid());
+    case ValueKind::Ref:
+      return fmt::format("{}", v.as_ref());
+    default:
+      return v.to_edn();  // integers, booleans, keywords, bytes
   }
 }
 
@@ -61,8 +68,8 @@ CallResult string_pair(Args args, Test test) {
   if (!args[0].is(ValueKind::String) || !args[1].is(ValueKind::String)) {
     return CallResult::row_error();
   }
-  return CallResult::of(Value::boolean(test(std::string_view(args[0].as_string()),
-                                            std::string_view(args[1].as_string()))));
+  return CallResult::of(Value::boolean(
+      test(std::string_view(args[0].as_string()), std::string_view(args[1].as_string()))));
 }
 
 // ASCII-only case mapping: multi-byte UTF-8 sequences pass through untouched.
@@ -119,11 +126,14 @@ CallResult count(Args args) {
   const Value& v = args[0];
   switch (v.kind()) {
     case ValueKind::String:
-      return CallResult::of(Value::integer(static_cast<std::int64_t>(code_point_count(v.as_string()))));
+      return CallResult::of(
+          Value::integer(static_cast<std::int64_t>(code_point_count(v.as_string()))));
     case ValueKind::Bytes:
       return CallResult::of(Value::integer(static_cast<std::int64_t>(v.as_bytes().size())));
-    case ValueKind::Nil: return CallResult::of(Value::integer(0));
-    default: return CallResult::row_error();
+    case ValueKind::Nil:
+      return CallResult::of(Value::integer(0));
+    default:
+      return CallResult::row_error();
   }
 }
 

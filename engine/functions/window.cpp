@@ -2,12 +2,12 @@
 // partition start), ranks, and lag/lead.
 #include "engine/functions/window.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "engine/functions/aggregates.h"
 #include "engine/functions/number_sum.h"
@@ -87,7 +87,8 @@ std::vector<Value> ranks(std::span<const Value> keys, bool dense) {
 std::vector<Value> row_numbers(std::size_t n) {
   std::vector<Value> out;
   out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.push_back(Value::integer(static_cast<std::int64_t>(i) + 1));
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(Value::integer(static_cast<std::int64_t>(i) + 1));
   return out;
 }
 
@@ -122,9 +123,9 @@ std::optional<WindowFunction> find_window_function(std::string_view name) {
 Status check_window_function(std::string_view name) {
   if (find_window_function(name)) return Status::OK();
   if (is_known_aggregate(name)) {
-    return Status(StatusCode::InvalidArgument,
-                  fmt::format("'{}' is not window-compatible and cannot be used with ':over'",
-                              name));
+    return Status(
+        StatusCode::InvalidArgument,
+        fmt::format("'{}' is not window-compatible and cannot be used with ':over'", name));
   }
   return Status(StatusCode::InvalidArgument, fmt::format("unknown window function '{}'", name));
 }
@@ -148,16 +149,26 @@ std::vector<Value> evaluate_window(WindowFunction fn, std::span<const Value> arg
                                    std::span<const Value> order_keys) {
   assert(!window_function_takes_argument(fn) || args.size() == order_keys.size());
   switch (fn) {
-    case WindowFunction::Sum: return running_sum(args);
-    case WindowFunction::Count: return running_count(args);
-    case WindowFunction::Min: return running_extreme(args, /*is_min=*/true);
-    case WindowFunction::Max: return running_extreme(args, /*is_min=*/false);
-    case WindowFunction::Avg: return running_avg(args);
-    case WindowFunction::Rank: return ranks(order_keys, /*dense=*/false);
-    case WindowFunction::DenseRank: return ranks(order_keys, /*dense=*/true);
-    case WindowFunction::RowNumber: return row_numbers(order_keys.size());
-    case WindowFunction::Lag: return shifted(args, -1);
-    case WindowFunction::Lead: return shifted(args, +1);
+    case WindowFunction::Sum:
+      return running_sum(args);
+    case WindowFunction::Count:
+      return running_count(args);
+    case WindowFunction::Min:
+      return running_extreme(args, /*is_min=*/true);
+    case WindowFunction::Max:
+      return running_extreme(args, /*is_min=*/false);
+    case WindowFunction::Avg:
+      return running_avg(args);
+    case WindowFunction::Rank:
+      return ranks(order_keys, /*dense=*/false);
+    case WindowFunction::DenseRank:
+      return ranks(order_keys, /*dense=*/true);
+    case WindowFunction::RowNumber:
+      return row_numbers(order_keys.size());
+    case WindowFunction::Lag:
+      return shifted(args, -1);
+    case WindowFunction::Lead:
+      return shifted(args, +1);
   }
   return {};
 }

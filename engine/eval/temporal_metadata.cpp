@@ -1,0 +1,117 @@
+#include "engine/eval/temporal_metadata.h"
+
+#include <fmt/format.h>
+
+namespace datalog::eval {
+
+namespace {
+
+constexpr const char* kValidFrom = ":db/valid-from";
+constexpr const char* kValidTo = ":db/valid-to";
+constexpr const char* kTxCount = ":db/tx-count";
+constexpr const char* kTxId = ":db/tx-id";
+constexpr const char* kValidAt = ":db/valid-at";
+
+const std::string* attribute_of(const ast::Pattern& p) {
+  const auto* a = std::get_if<Value>(&p.a);
+  return a && a->is(ValueKind::Keyword) ? &a->as_keyword() : nullptr;
+}
+
+}  // namespace
+
+bool is_pseudo_pattern(const ast::Pattern& p) {
+  const std::string* a = attribute_of(p);
+  return a && (*a == kValidFrom || *a == kValidTo || *a == kTxCount || *a == kTxId || *a == kValidAt);
+}
+
+std::string entity_key(const ast::Term& e) {
+  if (const auto* v = std::get_if<ast::Variable>(&e)) return v->name;
+  if (const auto* c = std::get_if<Value>(&e)) return c->to_edn();
+  return "$" + std::get<ast::Slot>(e).name;
+}
+
+Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& rel) {
+  const std::string& attr = *attribute_of(p);
+  const bool any = ctx.view().any_valid_time;
+  if (attr != kValidAt && !any) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("temporal pseudo-attributes (:db/valid-from, :db/valid-to, "
+                              ":db/tx-count, :db/tx-id) require :any-valid-time; add "
+                              ":any-valid-time to your query (found {})",
+                              attr));
+  }
+  // Where the value goes: a new variable, a bound one to compare, or a constant to compare.
+  const auto* out_var = std::get_if<ast::Variable>(&p.v);
+  const bool binds = out_var && !out_var->is_wildcard() && !rel.binds(out_var->name);
+  const int compare_col = out_var && !binds && !out_var->is_wildcard() ? rel.column(out_var->name) : -1;
+  const Value* constant = std::get_if<Value>(&p.v);
+  Relation out;
+  out.vars = rel.vars;
+  if (binds) out.vars.push_back(out_var->name);
+  auto emit = [&](const Row& row, Value v) {
+    if (constant && !(v == *constant)) return;
+    if (compare_col >= 0 && !(row[static_cast<std::size_t>(compare_col)] == v)) return;
+    Row next = row;
+    if (binds) next.push_back(std::move(v));
+    out.rows.push_back(std::move(next));
+  };
+  auto value_of = [&](std::uint64_t tx, std::int64_t vf, std::int64_t vt, Value* v) -> Status {
+    if (attr == kValidFrom) *v = Value::integer(vf);
+    else if (attr == kValidTo) *v = Value::integer(vt);
+    else if (attr == kTxCount) *v = Value::integer(static_cast<std::int64_t>(tx));
+    else {
+      std::int64_t ms = 0;
+      DATALOG_RETURN_IF_ERROR(ctx.graph().tx_time(tx, &ms));
+      *v = Value::integer(ms);
+    }
+    return Status::OK();
+  };
+
+  if (attr == kValidAt) {
+    for (const Row& row : rel.rows) emit(row, any ? Value::nil() : Value::integer(ctx.view().valid_at));
+    rel = std::move(out);
+    return Status::OK();
+  }
+  const std::string key = entity_key(p.e);
+  const int vf_col = rel.column(MetaColumns::valid_from(key));
+  if (vf_col >= 0) {  // correlated with the last real pattern on this entity
+    const int vt_col = rel.column(MetaColumns::valid_to(key));
+    const int tx_col = rel.column(MetaColumns::tx(key));
+    for (const Row& row : rel.rows) {
+      Value v;
+      DATALOG_RETURN_IF_ERROR(value_of(static_cast<std::uint64_t>(row[static_cast<std::size_t>(tx_col)].as_integer()),
+                                       row[static_cast<std::size_t>(vf_col)].as_integer(),
+                                       row[static_cast<std::size_t>(vt_col)].as_integer(), &v));
+      emit(row, std::move(v));
+    }
+    rel = std::move(out);
+    return Status::OK();
+  }
+  // On its own: every visible fact of the entity.
+  const int e_col = std::holds_alternative<ast::Variable>(p.e) ? rel.column(entity_key(p.e)) : -1;
+  for (const Row& row : rel.rows) {
+    std::optional<EntityId> id;
+    if (const auto* c = std::get_if<Value>(&p.e)) {
+      DATALOG_RETURN_IF_ERROR(ctx.as_entity(*c, &id));
+    } else if (e_col >= 0) {
+      DATALOG_RETURN_IF_ERROR(ctx.as_entity(row[static_cast<std::size_t>(e_col)], &id));
+    }
+    if (!id) continue;
+    DatomFilter f;
+    f.e = id;
+    std::vector<Datom> facts;
+    DATALOG_RETURN_IF_ERROR(ctx.graph().scan(f, ctx.view(), [&](const Datom& d) {
+      facts.push_back(d);
+      return true;
+    }));
+    for (const Datom& d : facts) {
+      Value v;
+      DATALOG_RETURN_IF_ERROR(value_of(d.tx, d.valid_from, d.valid_to, &v));
+      emit(row, std::move(v));
+    }
+  }
+  rel = std::move(out);
+  return Status::OK();
+}
+
+}  // namespace datalog::eval

@@ -1,0 +1,75 @@
+"""A second process for test_processes.py: opens a graph through its own SQLite database and
+does one thing, reporting on stdout line by line (flushed), taking orders on stdin.
+
+usage: graph_child.py MODE EXTENSION DATABASE GRAPH [BUSY_TIMEOUT_MS]
+  hold   BEGIN, insert (':child', ':n', 1); print 'holding'; then per stdin line 'commit' or
+         'rollback' do it and print 'done'
+  write  insert (':child', ':n', 2) in autocommit; print 'ok' or 'error <message>'
+  read   print the values of ':n' as 'values 1,2,...'
+  bulk   BEGIN; insert 300000 facts (':bulk'); print 'inserting' while the statement runs;
+         COMMIT; print 'committed'
+  many   commit transactions of 10 facts each ([tx, ':many', 0..9]) until killed; print
+         'tx <n>' after each commit
+"""
+import sqlite3
+import sys
+
+
+def main():
+    mode, extension, database, graph = sys.argv[1:5]
+    busy = int(sys.argv[5]) if len(sys.argv) > 5 else 5000
+    conn = sqlite3.connect(database, isolation_level=None)
+    conn.enable_load_extension(True)
+    conn.load_extension(extension)
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog(file='{graph}', "
+                 f"busy_timeout={busy})")
+
+    def say(line):
+        print(line, flush=True)
+
+    if mode == "hold":
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO w(e, a, v) VALUES (':child', ':n', 1)")
+        say("holding")
+        for line in sys.stdin:
+            conn.execute(line.strip().upper())
+            say("done")
+            break
+    elif mode == "write":
+        try:
+            conn.execute("INSERT INTO w(e, a, v) VALUES (':child', ':n', 2)")
+            say("ok")
+        except sqlite3.Error as e:
+            say(f"error {e}")
+    elif mode == "read":
+        got = conn.execute("SELECT v FROM w WHERE a = ':n' ORDER BY v").fetchall()
+        say("values " + ",".join(str(v) for (v,) in got))
+    elif mode == "bulk":
+        calls = [0]
+
+        def progress():
+            calls[0] += 1
+            if calls[0] == 20:
+                say("inserting")
+            return 0
+        conn.set_progress_handler(progress, 10000)
+        conn.execute("BEGIN")
+        conn.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+            INSERT INTO w(e, a, v) SELECT ':bulk', ':bulk', i FROM n""")
+        conn.execute("COMMIT")
+        say("committed")
+    elif mode == "many":
+        while True:
+            conn.execute("BEGIN")
+            tx = conn.execute("SELECT coalesce(max(tx), 0) + 1 FROM w").fetchone()[0]
+            conn.executemany("INSERT INTO w(e, a, v) VALUES (?, ':many', ?)",
+                             [(tx, i) for i in range(10)])
+            conn.execute("COMMIT")
+            say(f"tx {tx}")
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Opening a graph that cannot be opened: clear errors, nothing declared."""
+import os
+import pathlib
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+from conftest import EXT, connect, known_bug, raises_datalog, rows
+
+
+def _no_table(conn, name):
+    return rows(conn, "SELECT name FROM sqlite_schema WHERE name = ?", (name,)) == []
+
+
+def test_sqlite_database_file_is_not_a_graph(tmp_path):
+    other = sqlite3.connect(str(tmp_path / "other.db"))
+    other.execute("CREATE TABLE t(x)")
+    other.commit()
+    other.close()
+    conn = connect(tmp_path / "app.db")
+    path = tmp_path / "other.db"
+    with raises_datalog(f"datalog: file '{path}' is not a graph", sqlite3.DatabaseError) as caught:
+        conn.execute("CREATE VIRTUAL TABLE g USING datalog('other.db')")
+    assert caught.value.sqlite_errorname == "SQLITE_NOTADB"
+    assert _no_table(conn, "g")
+    check = sqlite3.connect(str(path))  # the other database is untouched
+    assert check.execute("SELECT count(*) FROM t").fetchall() == [(0,)]
+    assert not (tmp_path / "other.db-lock").exists()
+
+
+@pytest.mark.parametrize("content", ["hello world\n" * 1000, "hi"])
+def test_text_file_is_not_a_graph(tmp_path, content):
+    (tmp_path / "notes.graph").write_text(content)
+    conn = connect(tmp_path / "app.db")
+    with raises_datalog(f"datalog: file '{tmp_path / 'notes.graph'}' is not a graph",
+                        sqlite3.DatabaseError):
+        conn.execute("CREATE VIRTUAL TABLE g USING datalog('notes.graph')")
+    assert _no_table(conn, "g")
+    assert (tmp_path / "notes.graph").read_text() == content  # not overwritten
+
+
+def test_failed_open_leaves_no_lock_file_behind(tmp_path):
+    (tmp_path / "notes.graph").write_text("hello world\n" * 1000)
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE TABLE t(x)")
+    with pytest.raises(sqlite3.DatabaseError):
+        conn.execute("CREATE VIRTUAL TABLE g USING datalog('notes.graph')")
+    with pytest.raises(sqlite3.DatabaseError):
+        conn.execute("CREATE VIRTUAL TABLE g USING datalog('app.db')")
+    assert sorted(os.listdir(tmp_path)) == ["app.db", "notes.graph"]
+
+
+@pytest.mark.parametrize("database, arguments", [("x.graph", ""), ("new.db", "'new.db'"), ("new.db", "file='new.db'")])
+def test_graph_path_that_is_the_database_file_is_refused(tmp_path, database, arguments):
+    """A fresh database file is empty, so it would pass as a new graph: LMDB and SQLite would
+    then both write the same file and the database is destroyed."""
+    conn = connect(tmp_path / database)  # the file exists and is empty until the first write
+    assert (tmp_path / database).stat().st_size == 0
+    using = f"datalog({arguments})" if arguments else "datalog"
+    with pytest.raises(sqlite3.Error, match=r"^datalog: .*" + re.escape(database)):
+        conn.execute(f"CREATE VIRTUAL TABLE g USING {using}")
+    conn.execute("CREATE TABLE t(x)")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.close()
+    check = sqlite3.connect(str(tmp_path / database))
+    assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert check.execute("SELECT x FROM t").fetchall() == [(1,)]
+    check.close()
+
+
+def test_empty_file_becomes_a_new_graph(tmp_path):
+    (tmp_path / "empty.graph").write_bytes(b"")
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog('empty.graph')")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    assert rows(conn, "SELECT e, a, v FROM g") == [(":x", ":n", 1)]
+
+
+def test_missing_directory(tmp_path):
+    conn = connect(tmp_path / "app.db")
+    path = tmp_path / "nodir" / "x.graph"
+    with raises_datalog(f"datalog: cannot open graph '{path}': No such file or directory",
+                        sqlite3.OperationalError) as caught:
+        conn.execute("CREATE VIRTUAL TABLE g USING datalog('nodir/x.graph')")
+    assert caught.value.sqlite_errorname == "SQLITE_CANTOPEN"
+    assert _no_table(conn, "g")
+    assert not (tmp_path / "nodir").exists()
+
+
+def test_directory_is_not_a_graph(tmp_path):
+    (tmp_path / "dir.graph").mkdir()
+    conn = connect(tmp_path / "app.db")
+    with raises_datalog(f"datalog: graph path '{tmp_path / 'dir.graph'}' is a directory",
+                        sqlite3.OperationalError):
+        conn.execute("CREATE VIRTUAL TABLE g USING datalog('dir.graph')")
+
+
+def test_graph_deleted_between_connections_is_recreated_empty_or_fails(tmp_path):
+    """The schema names the graph; a reconnect after the file was removed recreates it."""
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    conn.close()
+    os.remove(tmp_path / "app.graph")
+    os.remove(tmp_path / "app.graph-lock")
+    conn = connect(tmp_path / "app.db")
+    assert rows(conn, "SELECT count(*) FROM g") == [(0,)]
+
+
+def _make_read_only_graph(folder):
+    conn = connect(folder / "ro.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    conn.close()
+    os.chmod(folder / "ro.graph", 0o444)
+
+
+@pytest.mark.skipif(os.geteuid() == 0,
+                    reason="running as root: access(2) ignores file modes, so a 0444 graph is "
+                           "writable; test_read_only_graph_as_another_user covers it")
+def test_read_only_graph(tmp_path):
+    _make_read_only_graph(tmp_path)
+    conn = connect(tmp_path / "ro.db")
+    assert rows(conn, "SELECT e, a, v FROM g") == [(":x", ":n", 1)]
+    with raises_datalog(f"datalog: graph '{tmp_path / 'ro.graph'}' is read-only",
+                        sqlite3.OperationalError) as caught:
+        conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 2)")
+    assert caught.value.sqlite_errorname == "SQLITE_READONLY"
+    assert rows(conn, "SELECT e, a, v FROM g") == [(":x", ":n", 1)]
+
+
+_READ_ONLY_CHILD = textwrap.dedent("""
+    import sqlite3, sys
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.enable_load_extension(True)
+    conn.load_extension(sys.argv[2])
+    for sql in ["SELECT e, a, v FROM g", "INSERT INTO g(e, a, v) VALUES (':x', ':n', 2)",
+                "SELECT e, a, v FROM g"]:
+        try:
+            print("OK", conn.execute(sql).fetchall())
+        except sqlite3.Error as e:
+            print("ERR", type(e).__name__, e.sqlite_errorname, e)
+""")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run a child as user nobody")
+def test_read_only_graph_as_another_user():
+    folder = tempfile.mkdtemp(prefix="datalog-ro-")
+    try:
+        os.chmod(folder, 0o777)
+        folder_path = pathlib.Path(folder)
+        _make_read_only_graph(folder_path)
+        os.chmod(folder_path / "ro.db", 0o666)
+        (folder_path / "child.py").write_text(_READ_ONLY_CHILD)
+        run = lambda: subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+             str(folder_path / "child.py"), str(folder_path / "ro.db"), EXT],
+            capture_output=True, text=True, timeout=60)
+        # The lock file writable, the graph not: reads work, writes are refused.
+        os.chmod(folder_path / "ro.graph-lock", 0o666)
+        out = run()
+        assert out.returncode == 0, out.stderr
+        graph = folder_path / "ro.graph"
+        assert out.stdout.splitlines() == [
+            "OK [(':x', ':n', 1)]",
+            f"ERR OperationalError SQLITE_READONLY datalog: graph '{graph}' is read-only",
+            "OK [(':x', ':n', 1)]",
+        ]
+        # Neither writable: LMDB cannot lock, and says so.
+        os.chmod(folder_path / "ro.graph-lock", 0o644)
+        out = run()
+        message = (f"ERR OperationalError SQLITE_READONLY datalog: cannot open graph '{graph}': "
+                   "Permission denied (the graph and its -lock file need write access for locking)")
+        assert out.stdout.splitlines() == [message] * 3
+    finally:
+        shutil.rmtree(folder)

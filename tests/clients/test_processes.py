@@ -1,0 +1,226 @@
+"""Several processes on one graph: the LMDB writer lock across processes, snapshots, and
+recovery after a writer is killed (SIGKILL) in the middle of a transaction."""
+import os
+import pathlib
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import EXT, connect, raises_datalog, rows
+
+CHILD = pathlib.Path(__file__).with_name("graph_child.py")
+PYTHON = sys.executable  # the Python running the tests can load extensions (conftest checks)
+
+
+def child(mode, folder, busy_timeout=5000):
+    return subprocess.Popen(
+        [PYTHON, str(CHILD), mode, EXT, str(folder / "child.db"), str(folder / "shared.graph"),
+         str(busy_timeout)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def run_child(mode, folder, busy_timeout=5000):
+    out = subprocess.run(
+        [PYTHON, str(CHILD), mode, EXT, str(folder / "verify.db"), str(folder / "shared.graph"),
+         str(busy_timeout)],
+        capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def expect_line(proc, wanted, timeout=60):
+    line = proc.stdout.readline().strip()
+    assert line == wanted, (line, proc.stderr.read() if proc.poll() is not None else "")
+    return line
+
+
+@pytest.fixture
+def parent(tmp_path):
+    conn = connect(tmp_path / "parent.db", timeout=0.1)
+    conn.execute(f"CREATE VIRTUAL TABLE w USING datalog(file='{tmp_path / 'shared.graph'}', "
+                 "busy_timeout=100)")
+    yield conn
+    conn.close()
+
+
+def values(conn):
+    return [v for (v,) in rows(conn, "SELECT v FROM w WHERE a = ':n' ORDER BY v")]
+
+
+def test_writer_in_another_process_blocks_this_writer(parent, tmp_path):
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 0)")
+    proc = child("hold", tmp_path)
+    try:
+        expect_line(proc, "holding")
+        started = time.monotonic()
+        message = (f"datalog: graph '{tmp_path / 'shared.graph'}' is locked by a writer in "
+                   "another process (waited 100 ms)")
+        with raises_datalog(message, sqlite3.OperationalError) as caught:
+            parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 3)")
+        assert caught.value.sqlite_errorname == "SQLITE_BUSY"
+        assert 0.09 <= time.monotonic() - started < 3
+        assert values(parent) == [0]           # reading is not blocked, and sees no dirty data
+        proc.stdin.write("commit\n")
+        proc.stdin.flush()
+        expect_line(proc, "done")
+    finally:
+        proc.kill()
+        proc.wait()
+    assert values(parent) == [0, 1]
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 3)")
+    assert rows(parent, "SELECT v, tx FROM w WHERE a = ':n' ORDER BY v") == [
+        (0, 1), (1, 2), (3, 3)]
+
+
+def test_this_writer_blocks_a_writer_in_another_process(parent, tmp_path):
+    parent.execute("BEGIN")
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 1)")
+    assert run_child("write", tmp_path, busy_timeout=100) == [
+        f"error datalog: graph '{tmp_path / 'shared.graph'}' is locked by a writer in another "
+        "process (waited 100 ms)"]
+    assert run_child("read", tmp_path) == ["values "]  # uncommitted: not visible elsewhere
+    parent.execute("COMMIT")
+    assert run_child("read", tmp_path) == ["values 1"]
+    assert run_child("write", tmp_path, busy_timeout=100) == ["ok"]
+    assert values(parent) == [1, 2]
+
+
+def test_rolled_back_transaction_of_another_process(parent, tmp_path):
+    proc = child("hold", tmp_path)
+    try:
+        expect_line(proc, "holding")
+        proc.stdin.write("rollback\n")
+        proc.stdin.flush()
+        expect_line(proc, "done")
+    finally:
+        proc.kill()
+        proc.wait()
+    assert values(parent) == []
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 5)")
+    assert rows(parent, "SELECT v, tx FROM w WHERE a = ':n'") == [(5, 1)]
+
+
+def test_writer_killed_while_holding_the_lock(parent, tmp_path):
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 0)")
+    proc = child("hold", tmp_path)
+    try:
+        expect_line(proc, "holding")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    # the lock died with the process: writing works at once, and the dead writer left nothing
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 3)")
+    assert rows(parent, "SELECT v, tx FROM w WHERE a = ':n' ORDER BY v") == [(0, 1), (3, 2)]
+
+
+def _check_graph(conn, where, expected_count):
+    """The same facts through every index."""
+    assert rows(conn, f"SELECT count(*) FROM w WHERE {where}") == [(expected_count,)]
+
+
+def test_crash_in_the_middle_of_a_large_transaction(parent, tmp_path):
+    parent.execute("BEGIN")
+    parent.execute("""WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+                      INSERT INTO w(e, a, v) SELECT i, ':n', i FROM n""")
+    parent.execute("COMMIT")
+    parent.execute("INSERT INTO w(e, a, v, vtype) VALUES (':keep', ':friend', ':other', 'ref')")
+    before = os.path.getsize(tmp_path / "shared.graph")
+    proc = child("bulk", tmp_path)
+    try:
+        expect_line(proc, "inserting")
+        time.sleep(0.3)
+        assert proc.poll() is None, "the child finished before it could be killed"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert os.path.getsize(tmp_path / "shared.graph") >= before
+
+    for conn in (parent, None):
+        if conn is None:  # and from a process that opens the graph afresh
+            lines = run_child("read", tmp_path)
+            assert lines == ["values " + ",".join(str(i) for i in range(1, 1001))]
+            continue
+        _check_graph(conn, "a = ':n'", 1000)
+        _check_graph(conn, "a = ':n' AND v >= 1", 1000)
+        _check_graph(conn, "1", 1001)
+        _check_graph(conn, "e = ':bulk'", 0)
+        _check_graph(conn, "a = ':bulk'", 0)
+        _check_graph(conn, "v = ':other' AND vtype = 'ref'", 1)
+        _check_graph(conn, "valid_at = 'any' AND as_of = 99", 1001)
+        assert rows(conn, "SELECT v FROM w WHERE e = 500 AND a = ':n'") == [(500,)]
+    # the next transaction continues the counter of the committed ones
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':after', ':n', 0)")
+    assert rows(parent, "SELECT tx FROM w WHERE e = ':after'") == [(3,)]
+
+
+def test_killed_between_small_transactions_each_is_all_or_nothing(parent, tmp_path):
+    proc = child("many", tmp_path)
+    try:
+        for _ in range(5):
+            assert proc.stdout.readline().startswith("tx ")
+        time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    counts = rows(parent, "SELECT e, count(*), min(v), max(v), min(tx), max(tx) FROM w "
+                          "WHERE a = ':many' GROUP BY e ORDER BY e")
+    assert len(counts) >= 5
+    for n, (e, count, low, high, tx_low, tx_high) in enumerate(counts, start=1):
+        assert (e, count, low, high, tx_low, tx_high) == (n, 10, 0, 9, n, n)
+    parent.execute("INSERT INTO w(e, a, v) VALUES (':after', ':n', 0)")
+    # A commit cut short after its meta page reached the file is durable, but LMDB shows it to
+    # readers only once the next writer has recovered the dead writer's lock: count again.
+    counts = rows(parent, "SELECT e, count(*), min(v), max(v), min(tx), max(tx) FROM w "
+                          "WHERE a = ':many' GROUP BY e ORDER BY e")
+    for n, (e, count, low, high, tx_low, tx_high) in enumerate(counts, start=1):
+        assert (e, count, low, high, tx_low, tx_high) == (n, 10, 0, 9, n, n)
+    assert rows(parent, "SELECT tx FROM w WHERE e = ':after'") == [(len(counts) + 1,)]
+
+
+_FORK_SCRIPT = """
+import os, sqlite3, sys
+extension, folder = sys.argv[1], sys.argv[2]
+def connect(name):
+    conn = sqlite3.connect(os.path.join(folder, name), isolation_level=None)
+    conn.enable_load_extension(True)
+    conn.load_extension(extension)
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog("
+                 f"file='{os.path.join(folder, 'shared.graph')}', busy_timeout=2000)")
+    return conn
+parent = connect("parent.db")
+parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 1)")
+reading = parent.execute("SELECT v FROM w")  # a snapshot open across the fork
+reading.fetchone()
+pid = os.fork()
+if pid == 0:  # the child opens the graph again: an environment must not cross fork()
+    try:
+        child = connect("child.db")
+        print("child sees", child.execute("SELECT v FROM w ORDER BY v").fetchall(), flush=True)
+        child.execute("INSERT INTO w(e, a, v) VALUES (':child', ':n', 2)")
+        print("child wrote", flush=True)
+    except Exception as e:
+        print("child error", e, flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+reading.fetchall()
+parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 3)")
+print("parent sees", parent.execute("SELECT v, tx FROM w ORDER BY v").fetchall(), flush=True)
+"""
+
+
+def test_forked_child_opens_the_graph_afresh(tmp_path):
+    script = tmp_path / "fork.py"
+    script.write_text(_FORK_SCRIPT)
+    out = subprocess.run([PYTHON, str(script), EXT, str(tmp_path)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "child sees [(1,)]",
+        "child wrote",
+        "parent sees [(1, 1), (2, 2), (3, 3)]",
+    ]

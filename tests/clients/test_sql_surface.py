@@ -1,0 +1,106 @@
+"""The table's shape and how it behaves inside ordinary SQL: columns, hidden columns, views,
+triggers, renames, joins that feed the time-travel arguments."""
+import sqlite3
+
+
+from conftest import raises_datalog, rows
+
+
+def test_columns(db):
+    info = rows(db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo('g') ORDER BY cid")
+    assert info == [
+        ("e", "", 0, 0), ("a", "", 0, 0), ("v", "", 0, 0), ("vtype", "TEXT", 0, 0),
+        ("tx", "INTEGER", 0, 0), ("tx_time", "TEXT", 0, 0), ("valid_from", "TEXT", 0, 0),
+        ("valid_to", "TEXT", 0, 0), ("as_of", "", 0, 1), ("valid_at", "", 0, 1),
+        ("datom", "BLOB", 1, 1)]
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    cursor = db.execute("SELECT * FROM g")
+    assert [d[0] for d in cursor.description] == [
+        "e", "a", "v", "vtype", "tx", "tx_time", "valid_from", "valid_to"]
+    (row,) = cursor.fetchall()
+    assert row[:5] == (":x", ":n", 1, "integer", 1) and row[7] is None
+
+
+def test_hidden_columns_show_the_view_asked_for(db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    assert rows(db, "SELECT as_of, valid_at FROM g") == [(None, None)]
+    assert rows(db, "SELECT as_of, valid_at FROM g WHERE as_of = 1 AND valid_at = 'any'") == [
+        (1, "any")]
+    ((key,),) = rows(db, "SELECT datom FROM g")
+    assert isinstance(key, bytes) and len(key) > 16
+
+
+def test_table_valued_function_syntax(db):
+    """The hidden columns are the table's arguments, in order: g(as_of, valid_at)."""
+    db.execute("INSERT INTO g(e, a, v, valid_from, valid_to) "
+               "VALUES (':x', ':job', 'Acme', '2019-01-01', '2022-07-01')")
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    assert rows(db, "SELECT v FROM g(1, '2020-06-01')") == [("Acme",)]
+    assert rows(db, "SELECT v FROM g(2, 'any') ORDER BY tx") == [("Acme",), (1,)]
+    assert rows(db, "SELECT v FROM g(1)") == []  # as_of 1, valid now: the job has ended
+
+
+def test_as_of_from_a_join(db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 2)")
+    db.execute("DELETE FROM g WHERE v = 1")
+    db.execute("CREATE TEMP TABLE txs(n INTEGER)")
+    db.executemany("INSERT INTO txs VALUES (?)", [(0,), (1,), (2,), (3,)])
+    assert rows(db, "SELECT t.n, count(g.e) FROM txs AS t LEFT JOIN g ON g.as_of = t.n "
+                    "GROUP BY t.n ORDER BY t.n") == [(0, 0), (1, 1), (2, 2), (3, 1)]
+    assert rows(db, "SELECT t.n, (SELECT group_concat(v) FROM g WHERE as_of = t.n) FROM txs t "
+                    "ORDER BY t.n") == [(0, None), (1, "1"), (2, "1,2"), (3, "2")]
+    assert rows(db, "SELECT count(*) FROM g WHERE as_of IN (1, 2)") == [(3,)]
+
+
+def test_update_of_entity_and_attribute(db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':y', ':n', 3)")
+    db.execute("UPDATE g SET e = ':z', a = ':m' WHERE v = 3")
+    assert rows(db, "SELECT e, a, v, tx FROM g") == [(":z", ":m", 3, 2)]
+    assert rows(db, "SELECT e, a, v, tx FROM g WHERE as_of = 1") == [(":y", ":n", 3, 1)]
+
+
+def test_update_to_a_bad_value_changes_nothing(db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':y', ':n', 3)")
+    with raises_datalog("datalog: attribute must be a keyword (':name'), got 'm'",
+                        sqlite3.OperationalError):
+        db.execute("UPDATE g SET a = 'm' WHERE v = 3")
+    assert rows(db, "SELECT e, a, v, tx FROM g WHERE valid_at = 'any'") == [(":y", ":n", 3, 1)]
+
+
+def test_not_usable_from_views_or_triggers(db):
+    """The table names a file (DIRECTONLY): schema objects cannot reach it."""
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    db.execute("CREATE VIEW facts AS SELECT e, v FROM g")
+    with raises_datalog('unsafe use of virtual table "g"', sqlite3.OperationalError):
+        db.execute("SELECT * FROM facts").fetchall()
+    db.execute("DROP VIEW facts")
+    db.execute("CREATE TABLE t(x)")
+    with raises_datalog('unsafe use of virtual table "g"', sqlite3.OperationalError):
+        db.execute("CREATE TRIGGER tr AFTER INSERT ON t BEGIN "
+                   "INSERT INTO g(e, a, v) VALUES (':t', ':n', new.x); END")
+        db.execute("INSERT INTO t VALUES (9)")
+    assert rows(db, "SELECT count(*) FROM g WHERE e = ':t'") == [(0,)]
+
+
+def test_rename(db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    db.execute("ALTER TABLE g RENAME TO h")
+    assert rows(db, "SELECT e, v FROM h") == [(":x", 1)]
+    db.execute("INSERT INTO h(e, a, v) VALUES (':x', ':n', 2)")
+    assert rows(db, "SELECT v, tx FROM h ORDER BY v") == [(1, 1), (2, 2)]
+
+
+def test_aggregates_group_by_and_window_functions(db):
+    db.executemany("INSERT INTO g(e, a, v) VALUES (?, ':age', ?)",
+                   [(":a", 30), (":b", 40), (":c", 50)])
+    assert rows(db, "SELECT a, count(*), avg(v), max(v) FROM g GROUP BY a") == [
+        (":age", 3, 40.0, 50)]
+    assert rows(db, "SELECT e, rank() OVER (ORDER BY v DESC) FROM g ORDER BY e") == [
+        (":a", 3), (":b", 2), (":c", 1)]
+
+
+def test_insert_or_ignore_still_reports_bad_rows(db):
+    # The table does not claim constraint support: conflict clauses do not hide its errors.
+    with raises_datalog("datalog: e (the entity) is required", sqlite3.OperationalError):
+        db.execute("INSERT OR IGNORE INTO g(e, a, v) VALUES (NULL, ':n', 1)")

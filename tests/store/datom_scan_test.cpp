@@ -1,0 +1,236 @@
+// DatomScan (lmdb_store/datom_scan.h): index order, key ranges, the largest keys, giants in
+// ranges, and repositioning inside a write transaction that changes under the scan.
+#include "lmdb_store/datom_scan.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "lmdb_store/key_coding.h"
+#include "lmdb_store/write_txn.h"
+#include "test_support.h"
+
+namespace datalog::store::testing {
+namespace {
+
+constexpr auto kTimeout = std::chrono::milliseconds(5'000);
+constexpr EntityId kMax = std::numeric_limits<EntityId>::max();
+constexpr EntityId kA = 70;
+constexpr EntityId kB = 71;
+
+Datom fact(EntityId e, EntityId a, Value v, std::uint64_t tx = 0) {
+  return Datom{e, a, std::move(v), tx, Op::Assert, 0, kForever};
+}
+
+std::string key_of(EntityId a) {
+  std::string k;
+  put_i64(k, a);
+  return k;
+}
+
+std::string key_of(EntityId a, const Value& v) {
+  std::string k = key_of(a);
+  encode_value(k, v);
+  return k;
+}
+
+void require_ok(const Status& st) {
+  INFO(describe(st));
+  REQUIRE(st.ok());
+}
+
+TEST_CASE("scan: the largest possible keys are read once and the scan ends", "[scan]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("bounds.graph"));
+  // e, a and the referenced entity all INT64_MAX: the vaet key is 24 bytes of 0xFF.
+  const std::vector<Datom> facts = {fact(kMax, kMax, Value::ref(kMax), 1),
+                                    fact(1, kMax, Value::ref(kMax), 1),
+                                    fact(kMax, kMax, Value::ref(1), 1)};
+  commit_facts(env, facts);
+  ReadSnapshot r(*env);
+  for (IndexId index : {IndexId::Eavt, IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
+    INFO(index_name(index));
+    CHECK(as_sorted_text(scan_all(*env, r.txn(), index, any_time())) == as_sorted_text(facts));
+  }
+  CHECK(scan_prefix(*env, r.txn(), IndexId::Vaet, key_of(kMax), any_time()).size() == 2);
+  CHECK(scan_prefix(*env, r.txn(), IndexId::Eavt, key_of(kMax), any_time()).size() == 2);
+}
+
+TEST_CASE("scan: results come in index order", "[scan]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("order.graph"));
+  std::vector<Datom> facts;
+  const std::vector<Value> values = {Value::string("b"),   Value::string(""),    Value::integer(-3),
+                                     Value::integer(9),    Value::floating(0.5), Value::ref(2),
+                                     Value::keyword(":z"), Value::nil()};
+  for (EntityId e : {5, -1, 3}) {
+    for (EntityId a : {kB, kA}) {
+      for (const Value& v : values) facts.push_back(fact(e, a, v, 1));
+    }
+  }
+  commit_facts(env, facts);
+  ReadSnapshot r(*env);
+  auto in_order = [](const std::vector<Datom>& got, auto key) {
+    for (std::size_t i = 1; i < got.size(); ++i) {
+      if (!(key(got[i - 1]) < key(got[i]))) return false;
+    }
+    return true;
+  };
+  const auto eavt = scan_all(*env, r.txn(), IndexId::Eavt, any_time());
+  const auto aevt = scan_all(*env, r.txn(), IndexId::Aevt, any_time());
+  const auto avet = scan_all(*env, r.txn(), IndexId::Avet, any_time());
+  const auto vaet = scan_all(*env, r.txn(), IndexId::Vaet, any_time());
+  CHECK(eavt.size() == facts.size());
+  CHECK(in_order(eavt, [](const Datom& d) { return std::tie(d.e, d.a, d.v); }));
+  CHECK(in_order(aevt, [](const Datom& d) { return std::tie(d.a, d.e, d.v); }));
+  CHECK(in_order(avet, [](const Datom& d) { return std::tie(d.a, d.v, d.e); }));
+  CHECK(vaet.size() == 6);
+  CHECK(in_order(vaet, [](const Datom& d) { return std::tie(d.a, d.e); }));
+}
+
+TEST_CASE("scan: AVET ranges select values between bounds", "[scan]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("ranges.graph"));
+  std::vector<Datom> facts;
+  for (int i = -5; i <= 5; ++i) facts.push_back(fact(100 + i, kA, Value::integer(i)));
+  facts.push_back(fact(1, kA, Value::floating(0.0)));
+  facts.push_back(fact(2, kA, Value::string("zzz")));
+  facts.push_back(fact(3, kB, Value::integer(0)));
+  commit_facts(env, facts);
+  ReadSnapshot r(*env);
+  auto values_in = [&](const std::string& start, const std::string& end) {
+    std::vector<Value> out;
+    for (const Datom& d : scan(*env, r.txn(), IndexId::Avet, start, end, any_time())) {
+      out.push_back(d.v);
+    }
+    return out;
+  };
+  auto integers = [](std::initializer_list<std::int64_t> xs) {
+    std::vector<Value> out;
+    for (std::int64_t x : xs) out.push_back(Value::integer(x));
+    return out;
+  };
+  // -2 <= v < 3
+  CHECK(values_in(key_of(kA, Value::integer(-2)), key_of(kA, Value::integer(3))) ==
+        integers({-2, -1, 0, 1, 2}));
+  // v > 3: from the successor of 3's prefix to the end of the attribute's integers
+  CHECK(values_in(prefix_successor(key_of(kA, Value::integer(3))),
+                  key_of(kA, Value::floating(-std::numeric_limits<double>::infinity()))) ==
+        integers({4, 5}));
+  // Every value of the attribute, in value order: strings, integers, floats.
+  const auto all = values_in(key_of(kA), prefix_successor(key_of(kA)));
+  REQUIRE(all.size() == 13);
+  CHECK(all.front() == Value::string("zzz"));
+  CHECK(all.back() == Value::floating(0.0));  // the float sorts after every integer
+}
+
+TEST_CASE("scan: giants sharing an inline prefix fall in that prefix's range, whole", "[scan]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("giants.graph"));
+  const std::string g224(kInlineLimit, 'g');
+  const Value at_limit = Value::string(g224);
+  const Value giant1 = Value::string(g224 + "one");
+  const Value giant2 = Value::string(g224 + "two, longer");
+  const Value other = Value::string(std::string(kInlineLimit - 1, 'g') + "h");
+  commit_facts(
+      env, {fact(1, kA, at_limit), fact(2, kA, giant1), fact(3, kA, giant2), fact(4, kA, other)});
+  ReadSnapshot r(*env);
+  // The key prefix of every text starting with those kInlineLimit bytes: no terminator.
+  const std::string prefix = key_of(kA) + std::string(1, '\0') + g224;
+  const auto got = scan_prefix(*env, r.txn(), IndexId::Avet, prefix, any_time());
+  CHECK(as_sorted_text(got) ==
+        as_sorted_text({fact(1, kA, at_limit, 1), fact(2, kA, giant1, 1), fact(3, kA, giant2, 1)}));
+  REQUIRE_FALSE(got.empty());
+  CHECK(got.front().v == at_limit);  // the inline text sorts before its giants
+  // An exact giant value selects only itself.
+  CHECK(as_sorted_text(scan_prefix(*env, r.txn(), IndexId::Avet, key_of(kA, giant2), any_time())) ==
+        as_sorted_text({fact(3, kA, giant2, 1)}));
+}
+
+TEST_CASE("scan: reposition after writes continues after the last fact read", "[scan]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("reposition.graph"));
+  std::unique_ptr<WriteTxn> w;
+  require_ok(WriteTxn::begin(env, kTimeout, &w));
+  const std::uint64_t tx = w->tx();
+  for (EntityId e : {1, 3, 5}) require_ok(w->assert_fact(e, kA, Value::integer(e), 0, kForever));
+
+  DatomScan s;
+  require_ok(s.start(*env, w->txn(), IndexId::Eavt, "", "", any_time()));
+  REQUIRE_FALSE(s.at_end());
+  CHECK(s.datom().e == 1);
+
+  const std::uint64_t generation = w->generation();
+  require_ok(w->assert_fact(0, kA, Value::integer(0), 0, kForever));  // behind the scan
+  require_ok(w->assert_fact(4, kA, Value::integer(4), 0, kForever));  // ahead of it
+  CHECK(w->generation() != generation);
+  require_ok(s.reposition(w->txn()));
+  CHECK(s.datom().e == 1);  // the current datom stays
+  require_ok(s.next());
+  REQUIRE_FALSE(s.at_end());
+  CHECK(s.datom().e == 3);
+
+  // A savepoint changes the transaction handle; the scan moves to the new one.
+  require_ok(w->savepoint(0));
+  require_ok(w->assert_fact(6, kA, Value::integer(6), 0, kForever));
+  require_ok(s.reposition(w->txn()));
+  std::vector<EntityId> rest;
+  for (require_ok(s.next()); !s.at_end(); require_ok(s.next())) rest.push_back(s.datom().e);
+  CHECK(rest == std::vector<EntityId>{4, 5, 6});
+  s.close();
+
+  require_ok(w->commit());
+  ReadSnapshot r(*env);
+  std::vector<Datom> expected;
+  for (EntityId e : {0, 1, 3, 4, 5, 6}) expected.push_back(fact(e, kA, Value::integer(e), tx));
+  CHECK(as_sorted_text(scan_all(*env, r.txn(), IndexId::Eavt, any_time())) ==
+        as_sorted_text(expected));
+}
+
+TEST_CASE("scan: outlives the savepoint levels and the transaction it read", "[scan]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("levels.graph"));
+  std::unique_ptr<WriteTxn> w;
+  require_ok(WriteTxn::begin(env, kTimeout, &w));
+  for (EntityId e : {1, 2, 3, 4, 5, 6}) {
+    require_ok(w->assert_fact(e, kA, Value::integer(e), 0, kForever));
+  }
+  auto next_e = [](DatomScan& s) {
+    require_ok(s.next());
+    REQUIRE_FALSE(s.at_end());
+    return s.datom().e;
+  };
+
+  // Read inside a savepoint level, then roll that level back: LMDB ends it and frees the
+  // cursors it opened; the scan goes on in the restarted level.
+  require_ok(w->savepoint(0));
+  require_ok(w->assert_fact(10, kA, Value::integer(10), 0, kForever));
+  DatomScan s;
+  require_ok(s.start(*env, w->txn(), IndexId::Eavt, "", "", any_time()));
+  CHECK(s.datom().e == 1);
+  require_ok(w->rollback_to(0));
+  require_ok(s.reposition(w->txn()));
+  CHECK(next_e(s) == 2);
+
+  // Read inside a nested level, then release it into its parent.
+  require_ok(w->savepoint(1));
+  require_ok(s.reposition(w->txn()));
+  CHECK(next_e(s) == 3);
+  require_ok(w->release(1));
+  require_ok(s.reposition(w->txn()));
+  CHECK(next_e(s) == 4);
+
+  // The transaction commits under the scan; it continues on a snapshot of the result.
+  require_ok(w->commit());
+  ReadSnapshot r(*env);
+  require_ok(s.reposition(r.txn()));
+  CHECK(next_e(s) == 5);
+  CHECK(next_e(s) == 6);
+  require_ok(s.next());
+  CHECK(s.at_end());  // fact 10 was rolled back
+}
+
+}  // namespace
+}  // namespace datalog::store::testing
