@@ -285,24 +285,3 @@ TEST_CASE("errors: LMDB and errno codes map to status codes with the operation n
 
 }  // namespace
 }  // namespace datalog::store::testing
-namespace datalog::store::testing {
-TEST_CASE("SCRATCH commit full", "[scratch]") {
-  int at_commit = 0, at_write = 0;
-  for (int trial = 0; trial < 60; ++trial) {
-    TempDir dir;
-    OpenOptions small;
-    small.initial_map_bytes = std::size_t{256} << 10;
-    auto env = open_graph(dir.file("s.graph"), small);
-    for (int n = 1 + trial; n < 100000; n += 7 + trial) {
-      std::unique_ptr<WriteTxn> w;
-      if (!WriteTxn::begin(env, std::chrono::milliseconds(1000), &w).ok()) break;
-      Status st;
-      for (int j = 0; j < n && st.ok(); ++j) st = w->assert_fact(n * 1000 + j, 5, Value::string(std::string(20 + trial, 'x') + std::to_string(j)), 0, kForever);
-      if (!st.ok()) { ++at_write; break; }
-      st = w->commit();
-      if (!st.ok()) { ++at_commit; WARN(st.message()); break; }
-    }
-  }
-  WARN("at_commit " << at_commit << " at_write " << at_write);
-}
-}
