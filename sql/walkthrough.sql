@@ -132,7 +132,7 @@ SELECT c1 AS handle, c2 AS has_digit, c3 AS whole_word, c4 AS digits
  ORDER BY handle;
 
 .print
-.print '-- Handles that start with a letter and end with _ and one letter'
+.print '-- Handles of letters, an underscore and one more letter (^ and $ anchor the search)'
 SELECT c1 AS handle FROM datalog_q('g', '(query [:find ?h :where [_ :person/handle ?h]
                                                            [(matches? ?h "^[a-z]+_[a-z]$")]])')
  ORDER BY handle;
