@@ -9,6 +9,7 @@
 #include "extension/connection_context.h"
 #include "extension/graph_reading.h"
 #include "extension/script_host.h"
+#include "extension/sql_functions.h"
 
 namespace datalog::ext {
 
@@ -50,10 +51,11 @@ std::shared_ptr<GraphSession> session_arg(sqlite3_context* ctx, sqlite3_value* n
   return session;
 }
 
-eval::RunOptions run_options(InterruptProbe& probe) {
+eval::RunOptions run_options(InterruptProbe& probe, SqlFunctions& sql_functions) {
   eval::RunOptions options;
   options.now_ms = now_ms();
   options.interrupted = [&probe] { return probe.interrupted(); };
+  options.external = &sql_functions;
   return options;
 }
 
@@ -64,9 +66,10 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (!session) return;
     sqlite3* db = sqlite3_context_db_handle(ctx);
     InterruptProbe probe(db);
+    SqlFunctions sql_functions(db);
     SessionScriptHost host(db, *session, table);
     std::vector<CommandOutcome> outcomes;
-    const Status st = run_script(host, text_arg(argv[1]), run_options(probe), &outcomes);
+    const Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions), &outcomes);
     if (!st.ok()) return fail(ctx, st);
     std::unique_ptr<GraphReading> names;
     GraphReading::open(*session, &names);
@@ -91,7 +94,8 @@ void datalog_explain(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (st.ok()) st = check_query_with_rules(query, rules);
     if (!st.ok()) return fail(ctx, st);
     InterruptProbe probe(sqlite3_context_db_handle(ctx));
-    eval::RunOptions options = run_options(probe);
+    SqlFunctions sql_functions(sqlite3_context_db_handle(ctx));
+    eval::RunOptions options = run_options(probe, sql_functions);
     options.trace = true;
     eval::QueryResult result;
     st = eval::run_query(reading->access(), query, rules, {}, options, &result);

@@ -7,6 +7,7 @@
 #include "engine/script_runner.h"
 #include "engine/time_text.h"
 #include "extension/graph_reading.h"
+#include "extension/sql_functions.h"
 #include "extension/sql_values.h"
 
 namespace datalog::ext {
@@ -161,9 +162,11 @@ Status execute_query(sqlite3* db, GraphSession& session, const ast::Query& query
   DATALOG_RETURN_IF_ERROR(load_rules(reading->access(), &rules));
   DATALOG_RETURN_IF_ERROR(check_rule_calls(query, rules));
   InterruptProbe probe(db);
+  SqlFunctions sql_functions(db);
   eval::RunOptions options;
   options.now_ms = now_ms();
   options.interrupted = [&probe] { return probe.interrupted(); };
+  options.external = &sql_functions;
   eval::QueryResult result;
   DATALOG_RETURN_IF_ERROR(eval::run_query(reading->access(), query, rules, inputs, options, &result));
   out->rows = std::move(result.rows);

@@ -66,6 +66,25 @@ Converted instant_from_sql(sqlite3_value* v, std::string_view what);
 std::vector<Value> equal_candidates(sqlite3_value* v, std::optional<ValueKind> kind,
                                     const IdentResolver& lookup);
 
+// The SQL form of a value or entity (the mapping above). text views either the value's own
+// storage or `owned`, so a SqlForm is filled in place and not copied.
+struct SqlForm {
+  enum Type { Null, Integer, Real, Text, Blob } type = Null;
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string_view text;  // Text and Blob
+  std::string owned;
+
+  SqlForm() = default;
+  SqlForm(const SqlForm&) = delete;
+  SqlForm& operator=(const SqlForm&) = delete;
+};
+void sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out);
+void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out);
+
+// Binds v to a statement parameter in its SQL form; returns SQLite's code.
+int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& name_of);
+
 // Output helpers. Ref values and entities print their ident when they have one.
 void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of);
 void result_value(sqlite3_context* ctx, const Value& v, const IdentNamer& name_of);

@@ -6,6 +6,14 @@ namespace datalog::eval {
 
 namespace {
 constexpr std::uint32_t kInterruptCheckEvery = 1024;
+constexpr std::string_view kSqlPrefix = "sql/";
+}  // namespace
+
+std::optional<std::string> sql_function_name(const std::string& name) {
+  if (name.size() <= kSqlPrefix.size() || name.compare(0, kSqlPrefix.size(), kSqlPrefix) != 0) {
+    return std::nullopt;
+  }
+  return name.substr(kSqlPrefix.size());
 }
 
 Status EvalContext::check_interrupt() {

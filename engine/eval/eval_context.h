@@ -8,11 +8,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "engine/datom.h"
+#include "engine/functions/aggregates.h"
 #include "engine/functions/regex.h"
 #include "engine/status.h"
 #include "engine/storage.h"
@@ -27,14 +30,27 @@ struct Limits {
   std::int64_t max_iterations = 100'000;  // semi-naive rounds; a chain of n needs n
 };
 
-// Calls a function the engine does not know (a SQL function of the connection, §16).
-// Returns false in *found when there is no such function.
+// The functions of the host (the SQL functions of the connection, §16), for names the engine
+// does not know or that are written with the prefix `sql/`. Each call says *found = false when
+// the host has no such function; errors are query errors.
 class ExternalFunctions {
  public:
   virtual ~ExternalFunctions() = default;
-  virtual Status call(const std::string& name, const std::vector<Value>& args, bool* found,
-                      std::optional<Value>* result) = 0;
+  // A scalar function in an expression clause.
+  virtual Status call(GraphReader& graph, const std::string& name, const std::vector<Value>& args,
+                      bool* found, std::optional<Value>* result) = 0;
+  // An accumulator for an aggregate function of one argument (nil values are not passed to it).
+  virtual Status make_aggregate(GraphReader& graph, const std::string& name, bool* found,
+                                std::unique_ptr<functions::Accumulator>* out) = 0;
+  // The running values of an aggregate used as a window function: out[i] aggregates
+  // args[0..i] (the partition, in window order; nil included).
+  virtual Status window(GraphReader& graph, const std::string& name, std::span<const Value> args,
+                        bool* found, std::vector<Value>* out) = 0;
 };
+
+// `sql/upper` names the SQL function upper even where a built-in has the same name; nullopt
+// for a name without the prefix.
+std::optional<std::string> sql_function_name(const std::string& name);
 
 class EvalContext {
  public:

@@ -13,6 +13,20 @@ namespace {
 Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,
                       const Row& row, std::optional<Value>* out);
 
+// A function of the host (a SQL function, §16); unknown everywhere is a query error.
+Status call_external(EvalContext& ctx, const std::string& name, const std::vector<Value>& args,
+                     std::optional<Value>* out) {
+  if (ExternalFunctions* external = ctx.external_functions()) {
+    bool found = false;
+    DATALOG_RETURN_IF_ERROR(external->call(ctx.graph(), name, args, &found, out));
+    if (found) return Status::OK();
+  }
+  if (args.size() == 1) {
+    return Status(StatusCode::InvalidArgument, fmt::format("unknown predicate: '{}'", name));
+  }
+  return Status(StatusCode::InvalidArgument, fmt::format("unknown expression operator: {}", name));
+}
+
 Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
                        std::optional<Value>* out) {
   std::vector<Value> args;
@@ -25,6 +39,9 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
       return Status::OK();
     }
     args.push_back(std::move(*v));
+  }
+  if (const std::optional<std::string> sql_name = sql_function_name(e.op)) {
+    return call_external(ctx, *sql_name, args, out);
   }
   if (functions::is_regex_function(e.op) && args.size() == 2) {
     const std::size_t p = functions::regex_pattern_argument(e.op);
@@ -42,15 +59,7 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
     *out = b->call(args).value;
     return Status::OK();
   }
-  if (ExternalFunctions* external = ctx.external_functions()) {
-    bool found = false;
-    DATALOG_RETURN_IF_ERROR(external->call(e.op, args, &found, out));
-    if (found) return Status::OK();
-  }
-  if (args.size() == 1) {
-    return Status(StatusCode::InvalidArgument, fmt::format("unknown predicate: '{}'", e.op));
-  }
-  return Status(StatusCode::InvalidArgument, fmt::format("unknown expression operator: {}", e.op));
+  return call_external(ctx, e.op, args, out);
 }
 
 Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -30,8 +31,33 @@ Status column_of(const Relation& rel, const ast::Variable& var, int* col) {
   return Status::OK();
 }
 
+using Accumulators = std::vector<std::unique_ptr<functions::Accumulator>>;
+
+// One accumulator per aggregate element: a built-in, else an aggregate SQL function (§16);
+// `sql/name` skips the built-ins. *unknown names the first function that is neither.
+Status make_accumulators(EvalContext& ctx, const ast::Query& q, const std::vector<std::size_t>& elems,
+                         std::optional<std::string>* unknown, Accumulators* out) {
+  for (std::size_t i : elems) {
+    const std::string& name = q.find[i].function;
+    const std::optional<std::string> sql_name = sql_function_name(name);
+    std::unique_ptr<functions::Accumulator> acc;
+    if (!sql_name) acc = functions::make_aggregate(name);
+    if (!acc && ctx.external_functions()) {
+      bool external_found = false;
+      DATALOG_RETURN_IF_ERROR(ctx.external_functions()->make_aggregate(
+          ctx.graph(), sql_name.value_or(name), &external_found, &acc));
+    }
+    if (!acc) {
+      *unknown = name;
+      return Status::OK();
+    }
+    out->push_back(std::move(acc));
+  }
+  return Status::OK();
+}
+
 // Plain variables and aggregates: one row per group, groups in ascending order.
-Status aggregate(const ast::Query& q, const Relation& rel, Relation* out) {
+Status aggregate(EvalContext& ctx, const ast::Query& q, const Relation& rel, Relation* out) {
   std::vector<int> group_cols;
   std::vector<std::size_t> group_elems, agg_elems;
   for (std::size_t i = 0; i < q.find.size(); ++i) {
@@ -43,12 +69,6 @@ Status aggregate(const ast::Query& q, const Relation& rel, Relation* out) {
       group_cols.push_back(col);
       group_elems.push_back(i);
     } else if (f.kind == Kind::Aggregate) {
-      // Like Minigraf, an unknown aggregate is an error only once a group has rows.
-      if (!functions::is_known_aggregate(f.function)) {
-        if (!rel.rows.empty()) return functions::unknown_aggregate_error(f.function);
-        out->vars.clear();
-        return Status::OK();
-      }
       agg_elems.push_back(i);
     }
   }
@@ -58,19 +78,33 @@ Status aggregate(const ast::Query& q, const Relation& rel, Relation* out) {
     DATALOG_RETURN_IF_ERROR(column_of(rel, q.find[i].var, &col));
     agg_cols.push_back(col);
   }
-  using Accs = std::vector<std::unique_ptr<functions::Accumulator>>;
-  std::map<Row, Accs, RowLess> groups;
-  auto new_accs = [&]() {
-    Accs accs;
-    for (std::size_t i : agg_elems) accs.push_back(functions::make_aggregate(q.find[i].function));
-    return accs;
+  // Like Minigraf, an unknown aggregate is an error only once a group has rows.
+  std::optional<std::string> unknown;
+  Accumulators spare;  // made first to learn whether every name is known; the first group's
+  DATALOG_RETURN_IF_ERROR(make_accumulators(ctx, q, agg_elems, &unknown, &spare));
+  if (unknown) {
+    if (!rel.rows.empty()) return functions::unknown_aggregate_error(*unknown);
+    out->vars.clear();
+    return Status::OK();
+  }
+  std::map<Row, Accumulators, RowLess> groups;
+  auto new_accs = [&](Accumulators* accs) {
+    if (!spare.empty()) {
+      *accs = std::exchange(spare, {});
+      return Status::OK();
+    }
+    return make_accumulators(ctx, q, agg_elems, &unknown, accs);
   };
   for (const Row& row : rel.rows) {
     Row key;
     key.reserve(group_cols.size());
     for (int c : group_cols) key.push_back(row[static_cast<std::size_t>(c)]);
     auto it = groups.find(key);
-    if (it == groups.end()) it = groups.emplace(std::move(key), new_accs()).first;
+    if (it == groups.end()) {
+      Accumulators accs;
+      DATALOG_RETURN_IF_ERROR(new_accs(&accs));
+      it = groups.emplace(std::move(key), std::move(accs)).first;
+    }
     for (std::size_t a = 0; a < agg_cols.size(); ++a) {
       const Value v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : Value::nil();
       DATALOG_RETURN_IF_ERROR(it->second[a]->add(v));
@@ -80,7 +114,11 @@ Status aggregate(const ast::Query& q, const Relation& rel, Relation* out) {
     const bool zero_row = std::all_of(agg_elems.begin(), agg_elems.end(), [&](std::size_t i) {
       return functions::zero_row_on_empty_input(q.find[i].function);
     });
-    if (zero_row && !agg_elems.empty()) groups.emplace(Row{}, new_accs());
+    if (zero_row && !agg_elems.empty()) {
+      Accumulators accs;
+      DATALOG_RETURN_IF_ERROR(new_accs(&accs));
+      groups.emplace(Row{}, std::move(accs));
+    }
   }
   // Output columns: every find element, plus each aggregated variable bound to its value.
   out->vars.clear();
@@ -121,12 +159,34 @@ Status aggregate(const ast::Query& q, const Relation& rel, Relation* out) {
   return Status::OK();
 }
 
+// One partition's window values, rows in window order: a built-in window function, else an
+// aggregate SQL function (§16) over a running frame.
+Status window_values(EvalContext& ctx, const std::string& name, std::span<const Value> args,
+                     std::span<const Value> order_keys, std::vector<Value>* out) {
+  const std::optional<std::string> sql_name = sql_function_name(name);
+  if (!sql_name) {
+    if (const auto fn = functions::find_window_function(name)) {
+      *out = functions::evaluate_window(*fn, args, order_keys);
+      return Status::OK();
+    }
+  }
+  bool found = false;
+  if (ctx.external_functions()) {
+    DATALOG_RETURN_IF_ERROR(
+        ctx.external_functions()->window(ctx.graph(), sql_name.value_or(name), args, &found, out));
+  }
+  if (!found) return functions::check_window_function(name);
+  return Status::OK();
+}
+
 // Window values for every row of rel, in rel's order (LANGUAGE.md §14).
-Status windows(const ast::Query& q, const Relation& rel, std::size_t elem, std::vector<Value>* out) {
+Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::size_t elem,
+               std::vector<Value>* out) {
   const auto& f = q.find[elem];
-  DATALOG_RETURN_IF_ERROR(functions::check_window_function(f.function));
-  const auto fn = functions::find_window_function(f.function);
-  if (!fn) return functions::check_window_function(f.function);
+  // Minigraf's refusals (count-distinct with :over ...) come first; unknown names may be SQL's.
+  if (functions::is_known_aggregate(f.function) && !functions::find_window_function(f.function)) {
+    return functions::check_window_function(f.function);
+  }
   const ast::WindowSpec& spec = *f.over;
   const int order_col = rel.column(spec.order_by.name);
   const int part_col = spec.partition_by ? rel.column(spec.partition_by->name) : -1;
@@ -150,7 +210,8 @@ Status windows(const ast::Query& q, const Relation& rel, std::size_t elem, std::
       args.push_back(arg_col >= 0 ? rel.rows[r][static_cast<std::size_t>(arg_col)] : Value::nil());
       sorted_keys.push_back(keys[o]);
     }
-    const std::vector<Value> values = functions::evaluate_window(*fn, args, sorted_keys);
+    std::vector<Value> values;
+    DATALOG_RETURN_IF_ERROR(window_values(ctx, f.function, args, sorted_keys, &values));
     for (std::size_t k = 0; k < order.size() && k < values.size(); ++k) {
       (*out)[members[order[k]]] = values[k];
     }
@@ -160,8 +221,9 @@ Status windows(const ast::Query& q, const Relation& rel, std::size_t elem, std::
 
 }  // namespace
 
-Status project_find(const ast::Query& q, const Relation& bindings, const Limits& limits,
+Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindings,
                     std::vector<Row>* rows) {
+  const Limits& limits = ctx.limits();
   rows->clear();
   const bool has_aggregate = std::any_of(q.find.begin(), q.find.end(),
                                          [](const auto& f) { return f.kind == Kind::Aggregate; });
@@ -174,7 +236,7 @@ Status project_find(const ast::Query& q, const Relation& bindings, const Limits&
   }
   Relation base;
   if (has_aggregate) {
-    DATALOG_RETURN_IF_ERROR(aggregate(q, bindings, &base));
+    DATALOG_RETURN_IF_ERROR(aggregate(ctx, q, bindings, &base));
   } else {
     base.vars = bindings.vars;
     for (std::size_t i = 0; i < q.find.size(); ++i) {
@@ -188,7 +250,7 @@ Status project_find(const ast::Query& q, const Relation& bindings, const Limits&
   std::vector<std::vector<Value>> window_values(q.find.size());
   if (has_window) {
     for (std::size_t i = 0; i < q.find.size(); ++i) {
-      if (q.find[i].kind == Kind::Window) DATALOG_RETURN_IF_ERROR(windows(q, source, i, &window_values[i]));
+      if (q.find[i].kind == Kind::Window) DATALOG_RETURN_IF_ERROR(windows(ctx, q, source, i, &window_values[i]));
     }
   }
   if (static_cast<std::int64_t>(source.rows.size()) > limits.max_results) {

@@ -14,7 +14,8 @@
 
 namespace datalog::eval {
 
-Status project_find(const ast::Query& query, const Relation& bindings, const Limits& limits,
+// Aggregate and window names the engine does not know go to ctx's external functions.
+Status project_find(EvalContext& ctx, const ast::Query& query, const Relation& bindings,
                     std::vector<Row>* rows);
 
 }  // namespace datalog::eval

@@ -48,6 +48,9 @@ comments. The first line of a block is its header:
                             datalog('NAME.graph'): a graph of its own, with its own counters.
                             `graph g` goes back to the default graph.
 
+Every connection also has the SQL functions of register_application_functions (email?,
+udf_gt, fails, geomean, udf_sum), for the cases that call SQL functions from Datalog.
+
 Scripts, queries and statements may span several lines but contain no blank line (the blank
 line ends the block). Every block is a case; a case passes when its expectation holds.
 Output: a line per failing case (and per case with -v), a line per file, then a total line
@@ -157,11 +160,61 @@ def sql_cell(value):
     return str(value)
 
 
+class GeoMean:
+    """A plain aggregate (no window support), as an application would register one."""
+
+    def __init__(self):
+        self.product, self.count = 1.0, 0
+
+    def step(self, value):
+        if value is not None:
+            self.product *= value
+            self.count += 1
+
+    def finalize(self):
+        return self.product ** (1.0 / self.count) if self.count else None
+
+
+class IntSum:
+    """A window-capable aggregate: integer sum, NULL counted as 0 (Minigraf's udf_sum)."""
+
+    def __init__(self):
+        self.total = 0
+
+    def step(self, value):
+        self.total += value or 0
+
+    def inverse(self, value):
+        self.total -= value or 0
+
+    def value(self):
+        return self.total
+
+    def finalize(self):
+        return self.total
+
+
+def failing(value):
+    raise ValueError("no good: " + str(value))
+
+
+def register_application_functions(conn):
+    """The SQL functions an application registers; the .test files call them from Datalog
+    (LANGUAGE.md §16): email? and udf_gt are predicates, geomean a plain aggregate, udf_sum a
+    window-capable aggregate, fails raises."""
+    conn.create_function("email?", 1, lambda v: isinstance(v, str) and "@" in v, deterministic=True)
+    conn.create_function("udf_gt", 1, lambda v: isinstance(v, int) and v > 500, deterministic=True)
+    conn.create_function("fails", 1, failing)
+    conn.create_aggregate("geomean", 1, GeoMean)
+    conn.create_window_function("udf_sum", 1, IntSum)
+
+
 def open_database(directory, ext):
     conn = sqlite3.connect(str(directory / "app.db"), isolation_level=None)
     conn.enable_load_extension(True)
     conn.load_extension(ext)
     conn.enable_load_extension(False)
+    register_application_functions(conn)
     return conn
 
 
