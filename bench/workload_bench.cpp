@@ -7,6 +7,7 @@
 //   --out    the JSON file (default: stdout)
 //   --dir    scratch folder for the stores (default: ./bench-scratch); it should be on the disk
 //            whose fsync you want to measure, not a tmpfs
+//   --concurrency-seconds S   how long each reader/writer configuration runs (default 2, quick 0.2)
 //   --only   run only the parts whose "group/workload" contains TEXT (writes, open, concurrent,
 //            bulk_load, memory and fsync are parts too)
 //
@@ -49,6 +50,7 @@ struct Options {
   std::string out;
   std::string dir = "bench-scratch";
   std::string only;
+  double concurrency_seconds = 0;  // 0: the mode's default
 };
 
 bool selected(const Options& o, const std::string& what) {
@@ -109,6 +111,7 @@ void configure(RunContext& ctx, const Options& o) {
     ctx.writes = {0.02, 0.5, 5, 100};
     ctx.concurrency_seconds = 2.0;
   }
+  if (o.concurrency_seconds > 0) ctx.concurrency_seconds = o.concurrency_seconds;
 }
 
 // One loaded data set and the workloads that read it.
@@ -118,14 +121,20 @@ struct Stage {
   std::vector<const QueryWorkload*> workloads;
 };
 
+long long concurrency_size(const Options& o) { return o.quick ? 10'000 : 100'000; }
+
+// Whether the `populate` data of size n is needed for the parts that are not query workloads.
+bool populate_needed(const Options& o, long long n) {
+  return selected(o, "writes") || selected(o, "open") ||
+         (selected(o, "concurrent") && n == concurrency_size(o));
+}
+
 std::vector<Stage> plan_stages(const Options& o) {
   std::vector<Stage> stages;
   for (const QueryWorkload& w : query_workloads()) {
-    const bool wanted = selected(o, w.group + "/" + w.name) ||
-                        (w.fixture.id == "populate" &&
-                         (selected(o, "writes") || selected(o, "open") || selected(o, "concurrent")));
-    if (!wanted) continue;
+    const bool wanted = selected(o, w.group + "/" + w.name);
     for (const long long n : o.quick ? w.quick_sizes : w.sizes) {
+      if (!wanted && !(w.fixture.id == "populate" && populate_needed(o, n))) continue;
       auto it = std::find_if(stages.begin(), stages.end(), [&](const Stage& s) {
         return s.fixture.id == w.fixture.id && s.n == n;
       });
@@ -133,7 +142,7 @@ std::vector<Stage> plan_stages(const Options& o) {
         stages.push_back({w.fixture, n, {}});
         it = stages.end() - 1;
       }
-      if (selected(o, w.group + "/" + w.name)) it->workloads.push_back(&w);
+      if (wanted) it->workloads.push_back(&w);
     }
   }
   std::stable_sort(stages.begin(), stages.end(),
@@ -178,8 +187,7 @@ void run_stage(const Stage& stage, const Options& o, RunContext& ctx, int& table
     ours.reset();
     plain.reset();
     if (selected(o, "open")) measure_open(base, stage.n, ctx);
-    const long long concurrency_n = o.quick ? 10'000 : 100'000;
-    if (stage.n == concurrency_n && selected(o, "concurrent")) measure_concurrency(base, stage.n, ctx);
+    if (stage.n == concurrency_size(o) && selected(o, "concurrent")) measure_concurrency(base, stage.n, ctx);
     if (selected(o, "writes")) {
       ours.emplace(open_ours(base));
       plain.emplace(open_plain(base));
@@ -248,11 +256,14 @@ int main(int argc, char** argv) {
       o.out = value();
     } else if (args[i] == "--dir") {
       o.dir = value();
+    } else if (args[i] == "--concurrency-seconds") {
+      o.concurrency_seconds = std::stod(value());
     } else if (args[i] == "--only") {
       o.only = value();
     } else {
       bench::die("unknown argument " + args[i] +
-                 " (usage: workload_bench [--quick] [--out FILE] [--dir DIR] [--only TEXT])");
+                 " (usage: workload_bench [--quick] [--out FILE] [--dir DIR] [--only TEXT] "
+                 "[--concurrency-seconds S])");
     }
   }
   return bench::run(o);
