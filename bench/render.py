@@ -21,9 +21,44 @@ from collections import defaultdict
 
 OURS_PATHS = ("named", "adhoc", "exec")
 
+# Minigraf's published medians in µs (seeds/000, Intel i7-1065G7; another machine, so orders of
+# magnitude only), keyed by (group, workload, size).
+MINIGRAF_US = {
+    ("query", "point_entity", 1000): 1260, ("query", "point_entity", 10000): 8600,
+    ("query", "point_entity", 100000): 266e3, ("query", "point_entity", 1000000): 4.33e6,
+    ("query", "point_attribute", 1000): 1160, ("query", "point_attribute", 10000): 14.7e3,
+    ("query", "point_attribute", 100000): 258e3, ("query", "point_attribute", 1000000): 4.29e6,
+    ("query", "join_3pattern", 1000): 4380, ("query", "join_3pattern", 10000): 53.6e3,
+    ("query", "join_3pattern", 100000): 857e3, ("query", "join_3pattern", 1000000): 12.93e6,
+    ("time_travel", "as_of_counter", 1000): 1270, ("time_travel", "as_of_counter", 10000): 16.2e3,
+    ("time_travel", "as_of_counter", 100000): 276e3, ("time_travel", "as_of_counter", 1000000): 4.49e6,
+    ("time_travel", "valid_at", 1000): 1270, ("time_travel", "valid_at", 10000): 16.0e3,
+    ("time_travel", "valid_at", 100000): 272e3, ("time_travel", "valid_at", 1000000): 4.47e6,
+    ("prepared", "value_lookup", 1000): 1520, ("prepared", "value_lookup", 10000): 17.3e3,
+    ("prepared", "threshold_filter", 1000): 5340, ("prepared", "threshold_filter", 10000): 57.8e3,
+    ("recursion", "chain", 10): 2750, ("recursion", "chain", 100): 16.27e6,
+    ("recursion", "fanout_w10_d3", 1110): 5.12e6,
+    ("negation", "not_scale", 1000): 101.84e3, ("negation", "not_scale", 10000): 6.986e6,
+    ("negation", "not_join_scale", 1000): 226.82e3, ("negation", "not_join_scale", 10000): 22.898e6,
+    ("negation", "not_rule_body", 1000): 172.96e3, ("negation", "not_rule_body", 10000): 16.883e6,
+    ("disjunction", "or_scale", 1000): 644.76e3, ("disjunction", "or_scale", 10000): 68.929e6,
+    ("disjunction", "or_join_scale", 1000): 683.99e3, ("disjunction", "or_join_scale", 10000): 72.751e6,
+    ("disjunction", "or_rule_body", 1000): 26.468e3, ("disjunction", "or_rule_body", 10000): 2.123e6,
+    ("aggregation", "count_scale", 1000): 1770, ("aggregation", "count_scale", 10000): 9720,
+    ("aggregation", "sum_scale", 1000): 1881, ("aggregation", "sum_scale", 10000): 22.745e3,
+    ("aggregation", "grouped_count_scale", 1000): 4038, ("aggregation", "grouped_count_scale", 10000): 51.55e3,
+    ("aggregation", "with_grouped_sum", 1000): 670.85e3, ("aggregation", "with_grouped_sum", 10000): 67.266e6,
+    ("expr", "filter_scale", 1000): 1799, ("expr", "filter_scale", 10000): 22.738e3,
+    ("expr", "binding_scale", 1000): 2037, ("expr", "binding_scale", 10000): 23.603e3,
+    ("expr", "binding_into_agg", 1000): 1935, ("expr", "binding_into_agg", 10000): 23.294e3,
+    ("open", "existing_graph", 1000): 7240, ("open", "existing_graph", 10000): 12.2e3,
+    ("open", "existing_graph", 100000): 118.9e3, ("open", "existing_graph", 1000000): 1.314e6,
+}
+
 # Group families drawn together in one plot.
 FAMILIES = {
-    "lookups": ["query", "time_travel", "btree_lookup", "prepared"],
+    "queries": ["query", "time_travel"],
+    "btree_and_prepared": ["btree_lookup", "prepared"],
     "recursion": ["recursion"],
     "negation": ["negation"],
     "disjunction": ["disjunction"],
@@ -298,7 +333,8 @@ def markdown(run, derived, rerun):
         w("")
     w("## Read workloads\n")
     w("Median per call (min–max); ratio = sqlite-datalog / plain SQLite; growth = log-log slope of the")
-    w("named path's median from the previous size.\n")
+    w("named path's median from the previous size. *Minigraf: its published median for the same")
+    w("workload on an Intel i7-1065G7 (another machine: orders of magnitude only).\n")
     growth = {(g["group"], g["workload"], g["impl"]): g for g in derived["growth"]}
     read_groups = []
     for r in run.results:
@@ -307,8 +343,8 @@ def markdown(run, derived, rerun):
     notes = {}
     for group in read_groups:
         w(f"### {group}\n")
-        w("| workload | size | rows | named | ad hoc | SQLite | named ratio | ad hoc ratio | growth |")
-        w("|---|---|---|---|---|---|---|---|---|")
+        w("| workload | size | rows | named | ad hoc | SQLite | named ratio | ad hoc ratio | growth | Minigraf* |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
         for g, wl in run.timed_workloads({group}):
             steps = {s["to"]: s["exponent"] for s in growth.get((g, wl, "named"), {}).get("steps", [])}
             for n in run.sizes(g, wl):
@@ -326,7 +362,7 @@ def markdown(run, derived, rerun):
                              if run.get(g, wl, n, i) and "rows" in run.get(g, wl, n, i)), "–")
                 w(f"| {wl} | {fmt_size(n)} | {rows} | {cells[0]} | {cells[1]} | {cells[2]} | "
                   f"{fmt_ratio(ratio_of(run, g, wl, n, 'named'))} | {fmt_ratio(ratio_of(run, g, wl, n, 'adhoc'))} | "
-                  f"{fmt_ratio(steps.get(n))} |")
+                  f"{fmt_ratio(steps.get(n))} | {fmt_us(MINIGRAF_US.get((g, wl, n)))} |")
         w("")
     if notes:
         w("Notes: " + "; ".join(f"`{k}`: {v}" for k, v in notes.items()) + ".\n")
@@ -349,13 +385,15 @@ def markdown(run, derived, rerun):
     w("## Open, size on disk, bulk load, memory\n")
     w("Open: a new connection on an existing graph, loading the extension and reading one fact,")
     w("against opening the baseline and reading one row.\n")
-    w("| size | sqlite-datalog open | SQLite open | sqlite-datalog B/fact | SQLite B/fact |")
-    w("|---|---|---|---|---|")
+    w("| size | sqlite-datalog open | SQLite open | Minigraf open* | sqlite-datalog B/fact | SQLite B/fact |")
+    w("|---|---|---|---|---|---|")
     for n in run.sizes("setup", "populate"):
         so, sb = run.get("setup", "populate", n, "exec"), run.get("setup", "populate", n, "sqlite")
+        if not (so and sb):
+            continue
         w(f"| {fmt_size(n)} | {fmt_us(run.median('open', 'existing_graph', n, 'exec'))} | "
           f"{fmt_us(run.median('open', 'existing_graph', n, 'sqlite'))} | "
-          f"{so['bytes_per_fact']:.1f} | {sb['bytes_per_fact']:.1f} |")
+          f"{fmt_us(MINIGRAF_US.get(('open', 'existing_graph', n)))} | {so['bytes_per_fact']:.1f} | {sb['bytes_per_fact']:.1f} |")
     w("")
     w("Bulk load: `[:e{i} :val i]` for i < n in one transaction (`INSERT INTO g`, or")
     w("`datalog_exec` transacts of 1,000 facts inside one `BEGIN ... COMMIT`; baseline `INSERT`).\n")
@@ -378,7 +416,10 @@ def markdown(run, derived, rerun):
     w("")
     w("## Concurrent readers\n")
     w("Readers loop on the point query for a fixed time, each on its own connection (ours through a")
-    w("named query table); the writer commits single facts durably meanwhile.\n")
+    w("named query table); the writer commits single facts durably meanwhile. On the machine this")
+    w("harness was written on, plain SQLite's readers ran several times faster *with* a concurrent")
+    w("writer than without one (also from Python's sqlite3, so not an artefact of this program);")
+    w("read the SQLite rows with that in mind. No target uses them.\n")
     w("| store | shape | reads/s | reads/s with a writer | writer commits/s |\n|---|---|---|---|---|")
     conc = {(r["workload"], r["impl"]): r for r in run.results if r["group"] == "concurrent"}
     for impl, who in (("named", "sqlite-datalog"), ("sqlite", "SQLite")):
@@ -408,13 +449,13 @@ def plot(run, plots_dir):
     os.makedirs(plots_dir, exist_ok=True)
     made = []
     for fam, groups in FAMILIES.items():
-        series = []
-        for g, wl in run.timed_workloads(set(groups)):
+        series = []  # (title, dash type, colour, points)
+        for colour, (g, wl) in enumerate(run.timed_workloads(set(groups)), start=1):
             for impl, dash in (("named", 1), ("exec", 1), ("sqlite", 2)):
                 pts = run.series(g, wl, impl)
                 if len(pts) >= 2:
                     who = "SQLite" if impl == "sqlite" else "datalog"
-                    series.append((f"{wl} ({who})", dash, pts))
+                    series.append((f"{wl} ({who})", dash, colour, pts))
         if not series:
             continue
         script = [
@@ -422,17 +463,16 @@ def plot(run, plots_dir):
             f"set output '{os.path.join(plots_dir, fam + '.png')}'",
             f"set title '{fam}: median latency against size (log-log)'",
             "set logscale xy", "set xlabel 'size (facts, depth or edges)'", "set ylabel 'median µs per call'",
-            "set key outside right top", "set grid",
+            "set key outside right top", "set grid", "set termoption noenhanced",
         ]
-        for i, (_, _, pts) in enumerate(series):
+        for i, (_, _, _, pts) in enumerate(series):
             script.append(f"$d{i} << EOD")
             script += [f"{n} {t}" for n, t in pts]
             script.append("EOD")
         parts = []
-        for i, (title, dash, _) in enumerate(series):
-            color = (i // 2) % 8 + 1 if len(series) > 1 else 1
-            parts.append(f"$d{i} using 1:2 with linespoints dashtype {dash} linecolor {color} "
-                         f"title '{title}'")
+        for i, (title, dash, colour, _) in enumerate(series):
+            parts.append(f"$d{i} using 1:2 with linespoints dashtype {dash} linecolor {colour} "
+                         f"pointtype {colour} title '{title}'")
         script.append("plot " + ", \\\n  ".join(parts))
         res = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True,
                              capture_output=True)

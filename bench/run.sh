@@ -39,6 +39,7 @@ require=${BENCH_REQUIRE-query,time_travel,recursion,negation,disjunction,aggrega
 [ $# -gt 0 ] && require=""
 scratch=$(mktemp -d "$PWD/$build/bench-scratch.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
+rm -f "$plots"/*.png
 start=$(date +%s)
 "$build/bench/workload_bench" "${flags[@]}" --dir "$scratch" --out "$raw" "$@"
 /usr/bin/python3 bench/render.py "$raw" --json "$json" --markdown "$md" --plots "$plots" \
