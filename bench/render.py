@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Turns one workload_bench JSON into the report: derived figures, docs/BENCHMARKS.md, plots.
 
-    bench/render.py RUN.json --json OUT.json --markdown BENCHMARKS.md --plots DIR [--rerun TEXT]
+    bench/render.py RUN.json --json OUT.json --markdown BENCHMARKS.md --plots DIR
+                    [--rerun TEXT] [--commit HASH] [--note TEXT] [--require GROUP,...]
+
+RUN.json is workload_bench's output, or a rendered OUT.json (to render it again).
 
 Derived figures (added to OUT.json under "derived"): for every read workload and size the
 ratio of each sqlite-datalog path to plain SQLite from the same run; for every workload and
@@ -289,9 +292,11 @@ def markdown(run, derived, rerun):
         w(f"| commit | {m['commit']} |")
     w(f"| run | {'`--quick` (smoke sizes)' if m['quick'] else 'full'}, {m['total_seconds']:.0f} s |")
     w(f"| row-count mismatches | {m['mismatch_count']} |\n")
+    if m.get("note"):
+        w(f"**Note:** {m['note']}\n")
     w("## How to rerun\n")
     w("```sh\n" + rerun + "\n```\n")
-    w("`bench/run.sh` builds the program, runs it (about 20–25 minutes for the full run; `--quick` in")
+    w("`bench/run.sh` builds the program, runs it (about 6 minutes for the full run on a 2-core machine; `--quick` in")
     w("under a minute), writes `bench/results/<date>.json` and renders this page and `docs/plots/`.")
     w("Run it on a quiet machine: other load shows up in every figure.\n")
     w("## What is measured\n")
@@ -500,6 +505,7 @@ def main():
     ap.add_argument("--plots", required=True)
     ap.add_argument("--rerun", default="bench/run.sh")
     ap.add_argument("--commit", default="")
+    ap.add_argument("--note", default="", help="a remark on the run, printed under the table")
     ap.add_argument("--require", default="", help="comma-separated groups that must be present")
     args = ap.parse_args()
     with open(args.run) as f:
@@ -510,6 +516,8 @@ def main():
         sys.exit(f"render.py: the run lacks the groups {', '.join(missing)}")
     if args.commit:
         doc["meta"]["commit"] = args.commit
+    if args.note:
+        doc["meta"]["note"] = args.note
     run = Run(doc)
     ratios, growth = derive(run)
     derived = {"ratios": ratios, "growth": growth, "targets": targets(run)}

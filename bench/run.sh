@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs the workload benchmark, then renders the report and the plots.
 #
-#   bench/run.sh           full run (about 20-25 minutes on a quiet 2-core machine): writes
+#   bench/run.sh           full run (about 6 minutes on a 2-core machine): writes
 #                          bench/results/<date>.json, docs/BENCHMARKS.md and docs/plots/*.png
 #   bench/run.sh --quick   smoke run (under a minute): the same outputs under build/bench-quick/,
 #                          so a quick run never replaces the published report
 #   extra arguments (after the mode) go to workload_bench, e.g. --only recursion
+#   BENCH_NOTE="..." adds a remark on the run to the report (a busy machine, say)
 #
 # Needs gnuplot (scripts/install-deps.sh installs gnuplot-nox) and Debian's /usr/bin/python3.
 set -euo pipefail
@@ -43,7 +44,7 @@ rm -f "$plots"/*.png
 start=$(date +%s)
 "$build/bench/workload_bench" "${flags[@]}" --dir "$scratch" --out "$raw" "$@"
 /usr/bin/python3 bench/render.py "$raw" --json "$json" --markdown "$md" --plots "$plots" \
-  --rerun "$rerun" --commit "$commit" \
+  --rerun "$rerun" --commit "$commit" --note "${BENCH_NOTE:-}" \
   --require "$require"
 rm -f "$raw"
 echo "bench/run.sh: $mode run took $(( $(date +%s) - start )) s; report $md, data $json"
