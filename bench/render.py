@@ -461,7 +461,8 @@ def plot(run, plots_dir):
                 pts = run.series(g, wl, impl)
                 if len(pts) >= 2:
                     who = "SQLite" if impl == "sqlite" else "datalog"
-                    series.append((f"{wl} ({who})", dash, colour, pts))
+                    name = wl if len(groups) == 1 else f"{g}/{wl}"
+                    series.append((f"{name} ({who})", dash, colour, pts))
         if not series:
             continue
         script = [
@@ -470,6 +471,7 @@ def plot(run, plots_dir):
             f"set title '{fam}: median latency against size (log-log)'",
             "set logscale xy", "set xlabel 'size (facts, depth or edges)'", "set ylabel 'median µs per call'",
             "set key outside right top", "set grid", "set termoption noenhanced",
+            "set format x '%.0s%c'", "set format y '%g'",
         ]
         for i, (_, _, _, pts) in enumerate(series):
             script.append(f"$d{i} << EOD")
