@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build, the demo and the tests need, when any is missing.
+# Installs the Debian packages the build, the demo, the tests and the benchmark plots (gnuplot)
+# need, when any is missing.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libsqlite3-dev sqlite3 liblmdb-dev lmdb-utils libfmt-dev libre2-dev catch2
-          python3 python3-pytest)
+          python3 python3-pytest gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

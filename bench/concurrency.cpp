@@ -1,0 +1,167 @@
+#include "concurrency.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "stores.h"
+
+namespace bench {
+namespace {
+
+enum class Shape { threads, processes };
+
+struct Store {
+  std::string impl;  // "named" (ours) or "sqlite"
+  std::string base;
+
+  Connection connect() const {
+    return impl == "sqlite" ? Connection(plain_db_path(base), false) : Connection(ours_db_path(base), true);
+  }
+  std::string read_sql() const {
+    return impl == "sqlite" ? "SELECT v FROM facts WHERE e = 0 AND a = 1" : "SELECT * FROM qpoint";
+  }
+};
+
+long long read_until(const Store& store, Clock::time_point deadline) {
+  Connection db = store.connect();
+  Statement read = db.prepare(store.read_sql());
+  long long count = 0;
+  while (Clock::now() < deadline) {
+    read.run();
+    ++count;
+  }
+  return count;
+}
+
+void write_until(const Store& store, const std::atomic<bool>& stop, std::atomic<long long>& writes) {
+  Connection db = store.connect();
+  if (store.impl == "sqlite") {
+    Statement upsert = db.prepare(
+        "INSERT OR REPLACE INTO facts(e, a, v, tx, valid_from) VALUES (3000000000, 1, 0, ?1, ?2)");
+    for (long long tx = 2'000'000; !stop.load(); ++tx) {
+      upsert.bind(1, tx);
+      upsert.bind(2, now_ms());
+      upsert.run();
+      ++writes;
+    }
+  } else {
+    Statement exec = db.prepare("SELECT datalog_exec('g', '(transact [[:ebench :val 0]])')");
+    while (!stop.load()) {
+      exec.run();
+      ++writes;
+    }
+  }
+}
+
+// Returns total reads; `writes` gets the writer's commits.
+long long run_readers(const Store& store, Shape shape, int readers, bool writer, double seconds,
+                      long long& writes) {
+  std::atomic<bool> stop{false};
+  std::atomic<long long> write_count{0};
+  long long total = 0;
+  std::thread writer_thread;
+
+  if (shape == Shape::threads) {
+    if (writer) writer_thread = std::thread([&] { write_until(store, stop, write_count); });
+    std::vector<std::thread> threads;
+    std::vector<long long> counts(static_cast<std::size_t>(readers), 0);
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+    for (int i = 0; i < readers; ++i) {
+      threads.emplace_back([&, i] { counts[static_cast<std::size_t>(i)] = read_until(store, deadline); });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const long long c : counts) total += c;
+  } else {
+    // Children signal readiness on `ready`, wait for the go byte on `go`, report on `report`.
+    int ready[2], go[2], report[2];
+    if (::pipe(ready) != 0 || ::pipe(go) != 0 || ::pipe(report) != 0) die("pipe failed");
+    std::vector<pid_t> children;
+    for (int i = 0; i < readers; ++i) {
+      const pid_t pid = ::fork();
+      if (pid < 0) die("fork failed");
+      if (pid == 0) {
+        Connection db = store.connect();
+        Statement read = db.prepare(store.read_sql());
+        read.run();
+        char byte = 'r';
+        if (::write(ready[1], &byte, 1) != 1 || ::read(go[0], &byte, 1) != 1) ::_exit(3);
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(seconds));
+        long long count = 0;
+        while (Clock::now() < deadline) {
+          read.run();
+          ++count;
+        }
+        const bool sent = ::write(report[1], &count, sizeof count) == sizeof count;
+        ::_exit(sent ? 0 : 4);
+      }
+      children.push_back(pid);
+    }
+    for (int i = 0; i < readers; ++i) {
+      char byte = 0;
+      if (::read(ready[0], &byte, 1) != 1) die("reader process did not start");
+    }
+    if (writer) writer_thread = std::thread([&] { write_until(store, stop, write_count); });
+    const std::string go_bytes(static_cast<std::size_t>(readers), 'g');
+    if (::write(go[1], go_bytes.data(), go_bytes.size()) != static_cast<ssize_t>(go_bytes.size())) {
+      die("cannot start reader processes");
+    }
+    for (int i = 0; i < readers; ++i) {
+      long long count = 0;
+      if (::read(report[0], &count, sizeof count) != sizeof count) die("reader process failed");
+      total += count;
+    }
+    for (const pid_t pid : children) ::waitpid(pid, nullptr, 0);
+    for (const int fd : {ready[0], ready[1], go[0], go[1], report[0], report[1]}) ::close(fd);
+  }
+  stop.store(true);
+  if (writer_thread.joinable()) writer_thread.join();
+  writes = write_count.load();
+  return total;
+}
+
+}  // namespace
+
+void measure_concurrency(const std::string& base, long long n, RunContext& ctx) {
+  {
+    Connection db = open_ours(base);
+    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS qpoint USING datalog_query(g, "
+            "'(query [:find ?v :where [:e0 :val ?v]])')");
+  }
+  struct Config {
+    const char* name;
+    Shape shape;
+    int readers;
+  };
+  const Config configs[] = {{"1_thread", Shape::threads, 1},
+                            {"2_threads", Shape::threads, 2},
+                            {"2_processes", Shape::processes, 2}};
+  for (const Store& store : {Store{"named", base}, Store{"sqlite", base}}) {
+    for (const Config& c : configs) {
+      for (const bool writer : {false, true}) {
+        long long writes = 0;
+        const long long reads =
+            run_readers(store, c.shape, c.readers, writer, ctx.concurrency_seconds, writes);
+        const double qps = static_cast<double>(reads) / ctx.concurrency_seconds;
+        JsonObject r;
+        r.add("group", "concurrent").add("workload", std::string(c.name) + (writer ? "+writer" : ""));
+        r.add("size", n).add("impl", store.impl).add("readers", c.readers);
+        r.add("shape", c.shape == Shape::threads ? "threads" : "processes").add("writer", writer);
+        r.add("seconds", ctx.concurrency_seconds).add("reads", reads).add("reads_per_s", qps);
+        r.add("writes_per_s", static_cast<double>(writes) / ctx.concurrency_seconds);
+        ctx.results.push_back(r);
+        progress(ctx, fmt::format("concurrent n={} {} {}{}: {:.0f} reads/s, {:.0f} writes/s", n,
+                                  store.impl, c.name, writer ? "+writer" : "", qps,
+                                  static_cast<double>(writes) / ctx.concurrency_seconds));
+      }
+    }
+  }
+}
+
+}  // namespace bench

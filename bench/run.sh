@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds and runs the workload benchmark, then renders the report and the plots.
+#
+#   bench/run.sh           full run (about 6 minutes on a 2-core machine): writes
+#                          bench/results/<date>.json, docs/BENCHMARKS.md and docs/plots/*.png
+#   bench/run.sh --quick   smoke run (under a minute): the same outputs under build/bench-quick/,
+#                          so a quick run never replaces the published report
+#   extra arguments (after the mode) go to workload_bench, e.g. --only recursion
+#   BENCH_NOTE="..." adds a remark on the run to the report (a busy machine, say)
+#
+# Needs gnuplot (scripts/install-deps.sh installs gnuplot-nox) and Debian's /usr/bin/python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=full
+if [ "${1:-}" = "--quick" ]; then
+  mode=quick
+  shift
+fi
+build=${BENCH_BUILD_DIR:-build}
+scripts/install-deps.sh
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j2 --target workload_bench datalog
+
+stamp=$(date -u +%Y-%m-%d)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ "$mode" = quick ]; then
+  out=build/bench-quick
+  mkdir -p "$out"
+  raw=$out/raw.json json=$out/$stamp.json md=$out/BENCHMARKS.md plots=$out/plots
+  flags=(--quick)
+  rerun="bench/run.sh --quick"
+else
+  mkdir -p bench/results docs/plots
+  raw=bench/results/$stamp.raw.json json=bench/results/$stamp.json md=docs/BENCHMARKS.md plots=docs/plots
+  flags=()
+  rerun="bench/run.sh"
+fi
+# A partial run (extra arguments such as --only) need not hold every group.
+require=${BENCH_REQUIRE-query,time_travel,recursion,negation,disjunction,aggregation,insert,open,concurrent,memory,fsync}
+[ $# -gt 0 ] && require=""
+scratch=$(mktemp -d "$PWD/$build/bench-scratch.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+rm -f "$plots"/*.png
+start=$(date +%s)
+"$build/bench/workload_bench" "${flags[@]}" --dir "$scratch" --out "$raw" "$@"
+/usr/bin/python3 bench/render.py "$raw" --json "$json" --markdown "$md" --plots "$plots" \
+  --rerun "$rerun" --commit "$commit" --note "${BENCH_NOTE:-}" \
+  --require "$require"
+rm -f "$raw"
+echo "bench/run.sh: $mode run took $(( $(date +%s) - start )) s; report $md, data $json"

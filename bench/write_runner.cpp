@@ -1,0 +1,107 @@
+#include "write_runner.h"
+
+#include <fmt/format.h>
+
+#include "fixtures.h"
+#include "stores.h"
+
+namespace bench {
+namespace {
+
+constexpr long long kBatch = 100;
+constexpr long long kBenchEntity = 3'000'000'000;
+
+std::vector<Fact> batch_facts(const char* prefix) {
+  std::vector<Fact> facts;
+  for (long long i = 0; i < kBatch; ++i) facts.push_back({numbered(prefix, i), Attr::val, i});
+  return facts;
+}
+
+void record_pair(const std::string& group, const std::string& name, long long n,
+                 const Timing& ours, const Timing& plain, long long facts_per_call,
+                 RunContext& ctx) {
+  for (const auto& [impl, t] : {std::pair<std::string, const Timing&>{"exec", ours}, {"sqlite", plain}}) {
+    JsonObject record = timing_record(group, name, n, impl, t);
+    record.add("facts_per_call", facts_per_call);
+    record.add("facts_per_s", static_cast<double>(facts_per_call) / (t.median_us * 1e-6));
+    ctx.results.push_back(record);
+  }
+  progress(ctx, fmt::format("{}/{} n={}: exec {:.1f}us sqlite {:.1f}us", group, name, n,
+                            ours.median_us, plain.median_us));
+}
+
+}  // namespace
+
+void run_write_workloads(long long n, Connection& ours, Connection& plain, RunContext& ctx) {
+  Statement exec = ours.prepare("SELECT datalog_exec('g', ?1)");
+  long long tx = 1'000'000;  // the baseline's transaction counter for these writes
+  Statement upsert = plain.prepare(
+      "INSERT OR REPLACE INTO facts(e, a, v, tx, valid_from) VALUES (?1, 1, ?2, ?3, ?4)");
+  Statement close_valid = plain.prepare(
+      "UPDATE facts SET valid_to = ?4, tx = ?3 WHERE e = ?1 AND a = 1 AND v = ?2");
+  auto plain_write = [&](Statement& stmt, long long e, long long v) {
+    stmt.bind(1, e);
+    stmt.bind(2, v);
+    stmt.bind(3, ++tx);
+    stmt.bind(4, now_ms());
+    return stmt.run();
+  };
+
+  const std::string single = "(transact [[:ebench :val 0]])";
+  exec.bind(1, single);
+  const Timing single_ours = measure([&] { return exec.run(); }, ctx.writes);
+  const Timing single_plain = measure([&] { return plain_write(upsert, kBenchEntity, 0); }, ctx.writes);
+  record_pair("insert", "single_fact", n, single_ours, single_plain, 1, ctx);
+
+  const std::vector<Fact> inserts = batch_facts(":eb");
+  exec.bind(1, facts_command("transact", inserts, 0, inserts.size()));
+  const Timing batch_ours = measure([&] { return exec.run(); }, ctx.writes);
+  const Timing batch_plain = measure(
+      [&] {
+        plain.exec("BEGIN");
+        for (const Fact& f : inserts) plain_write(upsert, f.e.id, std::get<long long>(f.v));
+        plain.exec("COMMIT");
+        return kBatch;
+      },
+      ctx.writes);
+  record_pair("insert", "batch_100", n, batch_ours, batch_plain, kBatch, ctx);
+
+  exec.bind(1, single);
+  const Timing explicit_ours = measure(
+      [&] {
+        ours.exec("BEGIN");
+        exec.run();
+        ours.exec("COMMIT");
+        return 1LL;
+      },
+      ctx.writes);
+  const Timing explicit_plain = measure(
+      [&] {
+        plain.exec("BEGIN");
+        plain_write(upsert, kBenchEntity, 0);
+        plain.exec("COMMIT");
+        return 1LL;
+      },
+      ctx.writes);
+  record_pair("insert", "explicit_tx", n, explicit_ours, explicit_plain, 1, ctx);
+
+  exec.bind(1, "(retract [[:e0 :val 0]])");
+  const Timing retract_ours = measure([&] { return exec.run(); }, ctx.writes);
+  const Timing retract_plain = measure([&] { return plain_write(close_valid, 0, 0); }, ctx.writes);
+  record_pair("retract", "single_fact", n, retract_ours, retract_plain, 1, ctx);
+
+  const std::vector<Fact> retracts = batch_facts(":e");
+  exec.bind(1, facts_command("retract", retracts, 0, retracts.size()));
+  const Timing rbatch_ours = measure([&] { return exec.run(); }, ctx.writes);
+  const Timing rbatch_plain = measure(
+      [&] {
+        plain.exec("BEGIN");
+        for (const Fact& f : retracts) plain_write(close_valid, f.e.id, std::get<long long>(f.v));
+        plain.exec("COMMIT");
+        return kBatch;
+      },
+      ctx.writes);
+  record_pair("retract", "batch_100", n, rbatch_ours, rbatch_plain, kBatch, ctx);
+}
+
+}  // namespace bench
