@@ -16,14 +16,15 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
   return Status::OK();
 }
 
-InterruptProbe::InterruptProbe(sqlite3* db) {
-  if (sqlite3_prepare_v2(db, "SELECT 1", -1, &probe_, nullptr) != SQLITE_OK) probe_ = nullptr;
-}
-
 InterruptProbe::~InterruptProbe() { sqlite3_finalize(probe_); }
 
 bool InterruptProbe::interrupted() {
-  if (!probe_) return false;
+  // Prepared on the first poll: most queries end before the engine polls at all.
+  if (!probe_ && sqlite3_prepare_v2(db_, "SELECT 1", -1, &probe_, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(probe_);
+    probe_ = nullptr;
+    return false;
+  }
   const int rc = sqlite3_step(probe_);
   sqlite3_reset(probe_);
   return rc == SQLITE_INTERRUPT;

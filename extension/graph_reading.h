@@ -26,13 +26,14 @@ class GraphReading {
 // statement stepped on an interrupted connection fails with SQLITE_INTERRUPT.
 class InterruptProbe {
  public:
-  explicit InterruptProbe(sqlite3* db);
+  explicit InterruptProbe(sqlite3* db) : db_(db) {}
   ~InterruptProbe();
   InterruptProbe(const InterruptProbe&) = delete;
   InterruptProbe& operator=(const InterruptProbe&) = delete;
   bool interrupted();
 
  private:
+  sqlite3* db_;
   sqlite3_stmt* probe_ = nullptr;
 };
 

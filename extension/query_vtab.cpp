@@ -12,6 +12,7 @@
 #include "engine/script_runner.h"
 #include "extension/connection_context.h"
 #include "extension/errors.h"
+#include "extension/parsed_queries.h"
 #include "extension/query_execution.h"
 #include "extension/sql_values.h"
 
@@ -25,6 +26,7 @@ constexpr int kAdHocColumns = 8;
 struct ColumnRole {
   enum class Kind { Find, InBinding, Slot, Graph, QueryText, AdHocArg, Edn } kind;
   std::size_t index = 0;  // find element, :in binding, slot, or ad hoc argument
+  std::string name;       // as declared (named queries)
 };
 
 struct QueryTable : sqlite3_vtab {
@@ -35,6 +37,7 @@ struct QueryTable : sqlite3_vtab {
   ast::Query query;         // named queries
   std::vector<std::string> slots;
   std::vector<ColumnRole> columns;
+  ParsedQueries parsed_queries;  // ad hoc
 };
 
 struct QueryCursor : sqlite3_vtab_cursor {
@@ -42,10 +45,7 @@ struct QueryCursor : sqlite3_vtab_cursor {
   QueryRows rows;
   std::size_t pos = 0;
   std::vector<sqlite3_value*> args;  // the argument values, by column (null when none)
-  // Ad hoc: the query of the last call, parsed once per distinct text.
-  std::string parsed_text;
-  ast::Query parsed;
-  std::vector<std::string> parsed_slots;
+  std::shared_ptr<const ParsedQuery> parsed;  // ad hoc: the query of this call
 
   ~QueryCursor() { clear_args(); }
   void clear_args() {
@@ -126,21 +126,22 @@ int named_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sql
     std::string schema = "CREATE TABLE x(";
     auto add = [&](const std::string& name, bool hidden, ColumnRole role) {
       if (!table->columns.empty()) schema += ", ";
-      schema += quoted(unique_name(taken, name)) + (hidden ? " HIDDEN" : "");
-      table->columns.push_back(role);
+      role.name = unique_name(taken, name);
+      schema += quoted(role.name) + (hidden ? " HIDDEN" : "");
+      table->columns.push_back(std::move(role));
     };
     for (std::size_t i = 0; i < table->query.find.size(); ++i) {
-      add(column_name(table->query.find[i]), false, {ColumnRole::Kind::Find, i});
+      add(column_name(table->query.find[i]), false, {ColumnRole::Kind::Find, i, {}});
     }
     for (std::size_t i = 0; i < table->query.in.size(); ++i) {
       std::string name;
       for (const auto& v : table->query.in[i].vars) name += (name.empty() ? "" : "_") + v.name.substr(1);
       ast::FindElement as_column;
       as_column.var.name = "?" + name;
-      add(column_name(as_column), true, {ColumnRole::Kind::InBinding, i});
+      add(column_name(as_column), true, {ColumnRole::Kind::InBinding, i, {}});
     }
     for (std::size_t i = 0; i < table->slots.size(); ++i) {
-      add(table->slots[i], true, {ColumnRole::Kind::Slot, i});
+      add(table->slots[i], true, {ColumnRole::Kind::Slot, i, {}});
     }
     schema += ")";
     const int rc = sqlite3_declare_vtab(db, schema.c_str());
@@ -171,17 +172,17 @@ int adhoc_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab*
     std::string schema = "CREATE TABLE x(";
     for (int i = 0; i < kAdHocColumns; ++i) {
       schema += fmt::format("c{}, ", i + 1);
-      table->columns.push_back({ColumnRole::Kind::Find, static_cast<std::size_t>(i)});
+      table->columns.push_back({ColumnRole::Kind::Find, static_cast<std::size_t>(i), {}});
     }
     schema += "graph HIDDEN, query HIDDEN";
-    table->columns.push_back({ColumnRole::Kind::Graph, 0});
-    table->columns.push_back({ColumnRole::Kind::QueryText, 0});
+    table->columns.push_back({ColumnRole::Kind::Graph, 0, {}});
+    table->columns.push_back({ColumnRole::Kind::QueryText, 0, {}});
     for (int i = 0; i < kAdHocColumns; ++i) {
       schema += fmt::format(", a{} HIDDEN", i + 1);
-      table->columns.push_back({ColumnRole::Kind::AdHocArg, static_cast<std::size_t>(i)});
+      table->columns.push_back({ColumnRole::Kind::AdHocArg, static_cast<std::size_t>(i), {}});
     }
     schema += ", edn HIDDEN)";
-    table->columns.push_back({ColumnRole::Kind::Edn, 0});
+    table->columns.push_back({ColumnRole::Kind::Edn, 0, {}});
     const int rc = sqlite3_declare_vtab(db, schema.c_str());
     if (rc != SQLITE_OK) return rc;
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
@@ -234,7 +235,7 @@ int query_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           what = "datalog_q needs a graph and a query: datalog_q('g', '(query [...])')";
         } else {
           what = fmt::format("table needs a value for every :in binding and slot of its query "
-                             "(column {} is missing)", col + 1);
+                             "(column {} is missing)", table->columns[col].name);
         }
         set_vtab_error(vtab, what);
         return SQLITE_ERROR;
@@ -314,20 +315,15 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       for (std::size_t col = 0; col < table->columns.size(); ++col) {
         if (table->columns[col].kind == ColumnRole::Kind::QueryText && c->args[col]) text = text_of(c->args[col]);
       }
-      if (text != c->parsed_text || c->parsed.find.empty()) {
-        Status st = parse_query(text, &c->parsed);
-        if (st.ok()) st = check_query(c->parsed);
-        if (!st.ok()) return report(cur->pVtab, st);
-        c->parsed_text = text;
-        c->parsed_slots = query_slots(c->parsed);
-      }
-      if (c->parsed.find.size() > static_cast<std::size_t>(kAdHocColumns)) {
+      const Status parsed = table->parsed_queries.get(text, &c->parsed);
+      if (!parsed.ok()) return report(cur->pVtab, parsed);
+      if (c->parsed->query.find.size() > static_cast<std::size_t>(kAdHocColumns)) {
         set_vtab_error(cur->pVtab, fmt::format("datalog_q shows at most {} :find elements; declare a "
                                                "datalog_query table for more", kAdHocColumns));
         return SQLITE_ERROR;
       }
-      query = &c->parsed;
-      slots = &c->parsed_slots;
+      query = &c->parsed->query;
+      slots = &c->parsed->slots;
       const std::size_t needed = query->in.size() + slots->size();
       std::size_t given = 0;
       while (given < positional.size() && positional[given]) ++given;

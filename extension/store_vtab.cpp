@@ -58,9 +58,11 @@ struct StoreTable : sqlite3_vtab {
 // A small cache of entity names for one transaction handle.
 class NameCache {
  public:
-  void reset(MDB_txn* txn, const store::Tables* tables) {
+  // shared: the graph's cache of committed idents, when txn is a read snapshot.
+  void reset(MDB_txn* txn, const store::Tables* tables, store::ReadCache* shared) {
     txn_ = txn;
     tables_ = tables;
+    shared_ = shared;
     names_.clear();
   }
   Status name_of(EntityId id, std::optional<Value>* out) {
@@ -69,7 +71,7 @@ class NameCache {
       *out = it->second;
       return Status::OK();
     }
-    Status st = store::ident_name(txn_, *tables_, id, out);
+    Status st = store::ident_name(txn_, *tables_, shared_, id, out);
     if (st.ok() && names_.size() < kMaxCached) names_.emplace(id, *out);
     return st;
   }
@@ -78,6 +80,7 @@ class NameCache {
   static constexpr std::size_t kMaxCached = 4096;
   MDB_txn* txn_ = nullptr;
   const store::Tables* tables_ = nullptr;
+  store::ReadCache* shared_ = nullptr;
   std::unordered_map<EntityId, std::optional<Value>> names_;
 };
 
@@ -111,10 +114,21 @@ IdentNamer namer(StoreCursor* c) {
   return [c](EntityId id, std::optional<Value>* out) { return c->names.name_of(id, out); };
 }
 
-IdentResolver lookup_in(MDB_txn* txn, const store::Tables& tables) {
-  return [txn, &tables](const Value& name, std::optional<EntityId>* out) {
-    return store::lookup_ident(txn, tables, name, out);
+IdentResolver lookup_in(MDB_txn* txn, const store::Tables& tables, store::ReadCache* shared) {
+  return [txn, &tables, shared](const Value& name, std::optional<EntityId>* out) {
+    return store::lookup_ident(txn, tables, shared, name, out);
   };
+}
+
+// The shared ident cache, for a cursor reading a committed snapshot (not its own writes).
+store::ReadCache* shared_cache(StoreCursor* c) {
+  return c->via_writer ? nullptr : &c->table()->session->env().read_cache();
+}
+
+// A cursor over a committed snapshot reads ahead; one over the session's write transaction
+// reads fact by fact, so it sees the rows the statement writes ahead of it.
+store::DatomScan::ReadAhead read_ahead(StoreCursor* c) {
+  return c->via_writer ? store::DatomScan::ReadAhead::Live : store::DatomScan::ReadAhead::Snapshot;
 }
 
 // --- connecting ------------------------------------------------------------------------------
@@ -294,7 +308,7 @@ Status attach_reader(StoreCursor* c, bool reposition) {
     DATALOG_RETURN_IF_ERROR(session.share_snapshot(&c->snapshot));
     c->txn = c->snapshot->txn();
   }
-  c->names.reset(c->txn, &session.env().tables());
+  c->names.reset(c->txn, &session.env().tables(), shared_cache(c));
   c->tx_times.clear();
   if (reposition) return c->scan.reposition(c->txn);
   return Status::OK();
@@ -317,7 +331,7 @@ Status settle(StoreCursor* c) {
       return Status::OK();
     }
     const auto& [from, to] = c->ranges[c->range_pos];
-    DATALOG_RETURN_IF_ERROR(c->scan.start(session.env(), c->txn, c->index, from, to, c->view));
+    DATALOG_RETURN_IF_ERROR(c->scan.start(session.env(), c->txn, c->index, from, to, c->view, read_ahead(c)));
   }
   return Status::OK();
 }
@@ -400,7 +414,7 @@ int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int
       set_vtab_error(cur->pVtab, error);
       return SQLITE_ERROR;
     }
-    const IdentResolver lookup = lookup_in(c->txn, tables);
+    const IdentResolver lookup = lookup_in(c->txn, tables, shared_cache(c));
     auto plan = static_cast<PlanIndex>(idx_num);
     std::optional<ValueKind> kind;
     if (vtype) {
@@ -419,7 +433,7 @@ int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int
     if (a) {
       const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(a));
       if (sqlite3_value_type(a) != SQLITE_TEXT || !is_keyword_text(text)) return SQLITE_OK;
-      st = store::lookup_ident(c->txn, tables, Value::keyword(text), &attribute);
+      st = store::lookup_ident(c->txn, tables, shared_cache(c), Value::keyword(text), &attribute);
       if (!st.ok()) return report(cur->pVtab, st);
       if (!attribute) return SQLITE_OK;
     }
@@ -484,7 +498,7 @@ int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int
     if (c->ranges.empty()) return SQLITE_OK;
     c->eof = false;
     const auto& [from, to] = c->ranges[0];
-    st = c->scan.start(session.env(), c->txn, c->index, from, to, c->view);
+    st = c->scan.start(session.env(), c->txn, c->index, from, to, c->view, read_ahead(c));
     if (st.ok()) st = settle(c);
     return report(cur->pVtab, st);
   });

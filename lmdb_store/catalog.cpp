@@ -278,4 +278,22 @@ Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, int*
   return Status::OK();
 }
 
+Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Value& name,
+                    std::optional<EntityId>* id) {
+  if (!shared) return lookup_ident(txn, t, name, id);
+  if ((*id = shared->entity_of(name))) return Status::OK();
+  DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, id));
+  if (*id) shared->remember_ident(name, **id);
+  return Status::OK();
+}
+
+Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
+                  std::optional<Value>* name) {
+  if (!shared) return ident_name(txn, t, id, name);
+  if ((*name = shared->ident_of(id))) return Status::OK();
+  DATALOG_RETURN_IF_ERROR(ident_name(txn, t, id, name));
+  if (*name) shared->remember_name(id, **name);
+  return Status::OK();
+}
+
 }  // namespace datalog::store

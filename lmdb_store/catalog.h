@@ -16,6 +16,7 @@
 #include "engine/storage.h"
 #include "engine/value.h"
 #include "lmdb_store/graph_env.h"
+#include "lmdb_store/graph_stats.h"
 #include "lmdb_store/status.h"
 
 namespace datalog::store {
@@ -23,6 +24,12 @@ namespace datalog::store {
 // --- idents: a keyword or uuid naming an entity -------------------------------------------
 Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& name, std::optional<EntityId>* id);
 Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Value>* name);
+// The same through a cache of committed idents: pass shared only when txn is a read snapshot
+// (read_cache.h says why); null reads txn directly.
+Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Value& name,
+                    std::optional<EntityId>* id);
+Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
+                  std::optional<Value>* name);
 // Returns the entity named name, creating it (with the next ident id) when missing.
 Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId* id);
 
@@ -31,17 +38,6 @@ Status store_giant(MDB_txn* txn, const Tables& t, const Value& value);
 Status load_giant(MDB_txn* txn, const Tables& t, std::uint64_t hash, Value* value);
 
 // --- statistics for planners ---------------------------------------------------------------
-struct AttributeStats {
-  std::uint64_t records = 0;   // index records (assertions and retractions) of the attribute
-  std::uint64_t entities = 0;  // distinct entities that have the attribute
-  std::uint64_t values = 0;    // distinct values of the attribute
-};
-struct GraphStats {
-  std::uint64_t records = 0;
-  std::uint64_t entities = 0;
-  std::uint64_t attributes = 0;
-  std::uint64_t last_tx = 0;
-};
 Status read_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, AttributeStats* out);
 Status write_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, const AttributeStats& s);
 Status read_graph_stats(MDB_txn* txn, const Tables& t, GraphStats* out);

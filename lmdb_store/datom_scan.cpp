@@ -1,5 +1,7 @@
 #include "lmdb_store/datom_scan.h"
 
+#include <algorithm>
+
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/key_coding.h"
 
@@ -39,7 +41,7 @@ DatomScan::~DatomScan() { close(); }
 void DatomScan::close() { txn_ = nullptr; }
 
 Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string start_key,
-                        std::string end_key, const TimeView& view) {
+                        std::string end_key, const TimeView& view, ReadAhead read_ahead) {
   close();
   env_ = &env;
   index_ = index;
@@ -49,6 +51,8 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
   ready_.clear();
   pos_ = 0;
   exhausted_ = false;
+  batch_ = kFirstBatch;
+  max_batch_ = read_ahead == ReadAhead::Snapshot ? kMaxBatch : 1;
   return reposition(txn);
 }
 
@@ -73,7 +77,11 @@ Status DatomScan::fill() {
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
   MDB_val k = as_val(resume_), v;
   rc = mdb_cursor_get(c.cursor, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
-  while (ready_.empty()) {
+  // One seek, then facts in key order until the batch is full: batches grow, so a scan that
+  // stops at its first row reads little and a long one seeks rarely.
+  const std::size_t batch = std::min(batch_, max_batch_);
+  batch_ = std::min(batch_ * 2, max_batch_);
+  while (ready_.size() < batch && !exhausted_) {
     if (rc == MDB_NOTFOUND) {
       exhausted_ = true;
       return Status::OK();
@@ -85,7 +93,8 @@ Status DatomScan::fill() {
       return Status::OK();
     }
     // Read every record of this fact.
-    const std::string fact(key.substr(0, key.size() - kTxSuffix));
+    fact_.assign(key.substr(0, key.size() - kTxSuffix));
+    const std::string_view fact = fact_;
     group_.clear();
     bool giant = false;
     std::uint64_t hash = 0;
@@ -102,20 +111,17 @@ Status DatomScan::fill() {
       rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
     }
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");
-    resume_ = prefix_successor(fact);
-    // A fact whose key is all 0xFF bytes (a vaet key of e = a = r = INT64_MAX) has no successor:
-    // nothing follows it, and an empty resume_ would restart the scan from the first key.
-    if (resume_.empty()) exhausted_ = true;
+    // Resume after this fact. A fact whose key is all 0xFF bytes (a vaet key of e = a = r =
+    // INT64_MAX) has no successor: nothing follows it, and an empty resume_ would restart the
+    // scan from the first key.
+    resume_.assign(fact);
+    if (!advance_to_successor(resume_)) exhausted_ = true;
     if (giant) {
       Value full;
       DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), hash, &full));
       for (Datom& d : group_) d.v = full;
     }
     append_visible(group_, view_, ready_);
-    if ((rc == MDB_NOTFOUND || exhausted_) && ready_.empty()) {
-      exhausted_ = true;
-      return Status::OK();
-    }
   }
   return Status::OK();
 }

@@ -32,9 +32,14 @@ class DatomScan {
   DatomScan(const DatomScan&) = delete;
   DatomScan& operator=(const DatomScan&) = delete;
 
+  // How far a scan reads ahead. Live reads one fact at a time, so a scan of a write
+  // transaction sees writes made ahead of it between calls; Snapshot (for a read snapshot, or
+  // a scan that finishes before anything writes) reads growing batches, seeking once per batch.
+  enum class ReadAhead { Live, Snapshot };
+
   // Starts a scan; positions on the first visible datom (or at the end).
   Status start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string start_key,
-               std::string end_key, const TimeView& view);
+               std::string end_key, const TimeView& view, ReadAhead read_ahead = ReadAhead::Live);
   bool at_end() const { return pos_ >= ready_.size() && exhausted_; }
   const Datom& datom() const { return ready_[pos_]; }
   Status next();
@@ -42,7 +47,7 @@ class DatomScan {
   void close();
 
  private:
-  Status fill();  // reads facts until one has a visible datom, or the range ends
+  Status fill();  // reads facts until the batch has visible datoms, or the range ends
 
   const GraphEnv* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
@@ -50,8 +55,13 @@ class DatomScan {
   std::string resume_;  // first key not yet read
   std::string end_;
   TimeView view_;
+  static constexpr std::size_t kFirstBatch = 4;
+  static constexpr std::size_t kMaxBatch = 256;
+  std::size_t batch_ = kFirstBatch;  // visible datoms the next fill() aims for
+  std::size_t max_batch_ = 1;
   std::vector<Datom> ready_;
   std::vector<Datom> group_;
+  std::string fact_;  // the key prefix of the fact being read (reused to spare allocations)
   std::size_t pos_ = 0;
   bool exhausted_ = false;
 };

@@ -46,7 +46,8 @@ Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
   }
   const std::string end = prefix.empty() ? std::string() : prefix_successor(prefix);
   DatomScan s;
-  DATALOG_RETURN_IF_ERROR(s.start(env_, txn(), index, prefix, end, view));
+  // The scan ends before the caller writes again (callbacks only read), so it may read ahead.
+  DATALOG_RETURN_IF_ERROR(s.start(env_, txn(), index, prefix, end, view, DatomScan::ReadAhead::Snapshot));
   while (!s.at_end()) {
     const Datom& d = s.datom();
     if (exact || ((!f.v || d.v == *f.v) && (!f.a || d.a == *f.a))) {
@@ -57,12 +58,38 @@ Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
   return Status::OK();
 }
 
+// Statistics come from the shared cache when this is a read snapshot of a state already seen.
 const GraphStats& GraphAccess::graph_stats() {
-  if (!have_stats_) {
-    read_graph_stats(txn(), env_.tables(), &stats_);
-    have_stats_ = true;
+  if (have_stats_) return stats_;
+  have_stats_ = true;
+  if (!writer_) {
+    const std::uint64_t id = mdb_txn_id(snapshot_);
+    if (auto cached = env_.read_cache().graph_stats(id)) {
+      stats_ = *cached;
+      return stats_;
+    }
+    if (read_graph_stats(snapshot_, env_.tables(), &stats_).ok()) env_.read_cache().remember_graph_stats(id, stats_);
+    return stats_;
   }
+  read_graph_stats(txn(), env_.tables(), &stats_);
   return stats_;
+}
+
+const AttributeStats& GraphAccess::attribute_stats(EntityId a) {
+  auto it = attribute_stats_.find(a);
+  if (it != attribute_stats_.end()) return it->second;
+  AttributeStats s;
+  if (!writer_) {
+    const std::uint64_t id = mdb_txn_id(snapshot_);
+    if (auto cached = env_.read_cache().attribute_stats(id, a)) {
+      s = *cached;
+    } else if (read_attribute_stats(snapshot_, env_.tables(), a, &s).ok()) {
+      env_.read_cache().remember_attribute_stats(id, a, s);
+    }
+  } else {
+    read_attribute_stats(txn(), env_.tables(), a, &s);
+  }
+  return attribute_stats_.emplace(a, s).first->second;
 }
 
 double GraphAccess::estimate(const DatomFilter& f) {
@@ -75,26 +102,23 @@ double GraphAccess::estimate(const DatomFilter& f) {
     return per_entity;
   }
   if (f.a) {
-    auto it = attribute_stats_.find(*f.a);
-    if (it == attribute_stats_.end()) {
-      AttributeStats s;
-      read_attribute_stats(txn(), env_.tables(), *f.a, &s);
-      it = attribute_stats_.emplace(*f.a, s).first;
-    }
-    const double records = static_cast<double>(it->second.records);
-    if (f.v) return std::max(records / std::max<double>(static_cast<double>(it->second.values), 1.0), 1.0);
+    const AttributeStats& s = attribute_stats(*f.a);
+    const double records = static_cast<double>(s.records);
+    if (f.v) return std::max(records / std::max<double>(static_cast<double>(s.values), 1.0), 1.0);
     return std::max(records, 1.0);
   }
   if (f.v && f.v->is(ValueKind::Ref)) return per_entity;
   return n;
 }
 
+// A read snapshot consults and feeds the shared cache of committed idents; a write transaction
+// reads its own (possibly uncommitted) idents directly.
 Status GraphAccess::entity_of(const Value& ident, std::optional<EntityId>* out) {
-  return lookup_ident(txn(), env_.tables(), ident, out);
+  return lookup_ident(txn(), env_.tables(), writer_ ? nullptr : &env_.read_cache(), ident, out);
 }
 
 Status GraphAccess::ident_of(EntityId id, std::optional<Value>* out) {
-  return ident_name(txn(), env_.tables(), id, out);
+  return ident_name(txn(), env_.tables(), writer_ ? nullptr : &env_.read_cache(), id, out);
 }
 
 Status GraphAccess::tx_as_of_time(std::int64_t ms, std::uint64_t* tx) {

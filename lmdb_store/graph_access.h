@@ -46,6 +46,7 @@ class GraphAccess final : public GraphWriter {
   MDB_txn* txn() const { return writer_ ? writer_->txn() : snapshot_; }
   Status need_writer() const;
   const GraphStats& graph_stats();
+  const AttributeStats& attribute_stats(EntityId a);
 
   GraphEnv& env_;
   MDB_txn* snapshot_ = nullptr;

@@ -34,6 +34,7 @@
 #include <string>
 #include <thread>
 
+#include "lmdb_store/read_cache.h"
 #include "lmdb_store/status.h"
 
 namespace datalog::store {
@@ -97,6 +98,9 @@ class GraphEnv {
 
   std::size_t map_bytes() const;
 
+  // Idents and statistics that readers of this graph share (read_cache.h).
+  ReadCache& read_cache() { return read_cache_; }
+
  private:
   GraphEnv() = default;
   Status open_file(const std::string& path, const OpenOptions& options);
@@ -121,6 +125,8 @@ class GraphEnv {
   std::thread::id writer_thread_;
   MDB_txn* orphan_txn_ = nullptr;
   std::thread::id orphan_owner_;
+
+  ReadCache read_cache_;
 };
 
 }  // namespace datalog::store

@@ -206,15 +206,20 @@ std::string encode_text_prefix(ValueKind kind, std::string_view text) {
 
 std::string prefix_successor(std::string_view prefix) {
   std::string s(prefix);
+  advance_to_successor(s);
+  return s;
+}
+
+bool advance_to_successor(std::string& s) {
   while (!s.empty()) {
     auto last = static_cast<std::uint8_t>(s.back());
     if (last != 0xFF) {
       s.back() = static_cast<char>(last + 1);
-      return s;
+      return true;
     }
     s.pop_back();
   }
-  return s;
+  return false;
 }
 
 }  // namespace datalog::store

@@ -59,5 +59,7 @@ std::string encode_text_prefix(ValueKind kind, std::string_view text);
 // Smallest key greater than every key that starts with prefix (for exclusive range ends);
 // empty when no such key exists (prefix is all 0xFF).
 std::string prefix_successor(std::string_view prefix);
+// In place: s becomes its prefix successor; false (and s empty) when it has none.
+bool advance_to_successor(std::string& s);
 
 }  // namespace datalog::store

@@ -4,13 +4,13 @@
 
 namespace datalog::store {
 
-void append_visible(const std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out) {
+void append_visible(std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out) {
   std::optional<std::uint64_t> retracted_at;
   for (const Datom& d : group) {
     if (d.tx <= view.as_of && d.op == Op::Retract) retracted_at = d.tx;  // records are tx-ordered
   }
   const std::size_t first = out.size();
-  for (const Datom& d : group) {
+  for (Datom& d : group) {
     if (d.tx > view.as_of || d.op == Op::Retract) continue;
     if (retracted_at) {
       const bool survives = d.op == Op::Reassert ? d.tx >= *retracted_at : d.tx > *retracted_at;
@@ -23,12 +23,12 @@ void append_visible(const std::vector<Datom>& group, const TimeView& view, std::
     bool replaced = false;
     for (std::size_t i = first; i < out.size(); ++i) {
       if (out[i].valid_from == d.valid_from && out[i].valid_to == d.valid_to) {
-        out[i] = d;
+        out[i] = std::move(d);
         replaced = true;
         break;
       }
     }
-    if (!replaced) out.push_back(d);
+    if (!replaced) out.push_back(std::move(d));
   }
 }
 

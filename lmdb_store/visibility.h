@@ -19,6 +19,7 @@ namespace datalog::store {
 using datalog::TimeView;
 
 // Appends the visible records of group (one fact's records, in key order) to out.
-void append_visible(const std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out);
+// The visible datoms are moved out of group, which is left in a valid but unspecified state.
+void append_visible(std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out);
 
 }  // namespace datalog::store

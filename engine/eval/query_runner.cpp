@@ -8,6 +8,7 @@
 #include "engine/eval/magic_sets.h"
 #include "engine/eval/rule_evaluator.h"
 #include "engine/time_text.h"
+#include "engine/uuid_text.h"
 
 namespace datalog::eval {
 
@@ -23,6 +24,34 @@ Status fill_term(ast::Term& t, const std::map<std::string, Value>& slots) {
     if (it == slots.end()) return missing_slot(s->name);
     t = it->second;
   }
+  return Status::OK();
+}
+
+// An entity position takes an entity: a ref, an ident keyword or uuid, or an integer id
+// (Minigraf's BindValue::Entity, with this dialect's wider entity forms).
+Status fill_entity(ast::Term& t, const std::map<std::string, Value>& slots) {
+  const auto* s = std::get_if<ast::Slot>(&t);
+  if (!s) return Status::OK();
+  auto it = slots.find(s->name);
+  if (it == slots.end()) return missing_slot(s->name);
+  switch (it->second.kind()) {
+    case ValueKind::Ref:
+    case ValueKind::Keyword:
+    case ValueKind::Uuid:
+    case ValueKind::Integer: break;
+    case ValueKind::String:  // SQL passes a uuid as its text
+      if (auto uuid = parse_uuid(it->second.as_string())) {
+        t = Value::uuid(*uuid);
+        return Status::OK();
+      }
+      [[fallthrough]];
+    default:
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("slot '${}' in entity position requires Entity (an ident such as :alice, "
+                                "a uuid or an integer id), got {}",
+                                s->name, it->second.to_edn()));
+  }
+  t = it->second;
   return Status::OK();
 }
 
@@ -47,7 +76,7 @@ Status fill_clauses(std::vector<ast::Clause>& clauses, const std::map<std::strin
         [&](auto& c) -> Status {
           using T = std::decay_t<decltype(c)>;
           if constexpr (std::is_same_v<T, ast::Pattern>) {
-            DATALOG_RETURN_IF_ERROR(fill_term(c.e, slots));
+            DATALOG_RETURN_IF_ERROR(fill_entity(c.e, slots));
             DATALOG_RETURN_IF_ERROR(fill_term(c.a, slots));
             return fill_term(c.v, slots);
           } else if constexpr (std::is_same_v<T, ast::ExprClause>) {

@@ -1,0 +1,64 @@
+#include "lmdb_store/read_cache.h"
+
+namespace datalog::store {
+
+std::optional<EntityId> ReadCache::entity_of(const Value& ident) {
+  std::lock_guard lock(mutex_);
+  auto it = entities_.find(ident);
+  if (it == entities_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<Value> ReadCache::ident_of(EntityId id) {
+  std::lock_guard lock(mutex_);
+  auto it = names_.find(id);
+  if (it == names_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ReadCache::remember_ident(const Value& ident, EntityId id) {
+  std::lock_guard lock(mutex_);
+  if (entities_.size() >= kMaxIdents) entities_.clear();
+  entities_.emplace(ident, id);
+}
+
+void ReadCache::remember_name(EntityId id, const Value& ident) {
+  std::lock_guard lock(mutex_);
+  if (names_.size() >= kMaxIdents) names_.clear();
+  names_.emplace(id, ident);
+}
+
+void ReadCache::switch_state(std::uint64_t txn_id) {
+  if (txn_id == stats_txn_id_) return;
+  stats_txn_id_ = txn_id;
+  graph_stats_.reset();
+  attribute_stats_.clear();
+}
+
+std::optional<GraphStats> ReadCache::graph_stats(std::uint64_t txn_id) {
+  std::lock_guard lock(mutex_);
+  if (txn_id != stats_txn_id_) return std::nullopt;
+  return graph_stats_;
+}
+
+std::optional<AttributeStats> ReadCache::attribute_stats(std::uint64_t txn_id, EntityId a) {
+  std::lock_guard lock(mutex_);
+  if (txn_id != stats_txn_id_) return std::nullopt;
+  auto it = attribute_stats_.find(a);
+  if (it == attribute_stats_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ReadCache::remember_graph_stats(std::uint64_t txn_id, const GraphStats& s) {
+  std::lock_guard lock(mutex_);
+  switch_state(txn_id);
+  graph_stats_ = s;
+}
+
+void ReadCache::remember_attribute_stats(std::uint64_t txn_id, EntityId a, const AttributeStats& s) {
+  std::lock_guard lock(mutex_);
+  switch_state(txn_id);
+  if (attribute_stats_.size() < kMaxIdents) attribute_stats_.emplace(a, s);
+}
+
+}  // namespace datalog::store

@@ -1,0 +1,48 @@
+// lmdb_store/read_cache.h: what readers of one graph may share across queries and threads.
+//
+// - Idents found in a read snapshot: a committed ident never changes or goes away, so once seen
+//   committed it is valid for every later reader. (Lookups inside a write transaction are not
+//   cached: a rolled-back transaction's new ident, and its id, may be given to another name.)
+// - Planner statistics of one committed state: LMDB gives every committed state a transaction
+//   id (mdb_txn_id), so statistics read at that id hold for any snapshot with the same id.
+// Thread safety: all members are safe to call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "engine/value.h"
+#include "engine/value_hash.h"
+#include "lmdb_store/graph_stats.h"
+
+namespace datalog::store {
+
+class ReadCache {
+ public:
+  std::optional<EntityId> entity_of(const Value& ident);
+  std::optional<Value> ident_of(EntityId id);
+  void remember_ident(const Value& ident, EntityId id);
+  void remember_name(EntityId id, const Value& ident);
+
+  // Statistics of the committed state with LMDB transaction id txn_id, if known.
+  std::optional<GraphStats> graph_stats(std::uint64_t txn_id);
+  std::optional<AttributeStats> attribute_stats(std::uint64_t txn_id, EntityId a);
+  void remember_graph_stats(std::uint64_t txn_id, const GraphStats& s);
+  void remember_attribute_stats(std::uint64_t txn_id, EntityId a, const AttributeStats& s);
+
+ private:
+  // Bounds memory on graphs with very many idents: the maps start over when full.
+  static constexpr std::size_t kMaxIdents = 1 << 20;
+  void switch_state(std::uint64_t txn_id);  // caller holds mutex_
+
+  std::mutex mutex_;
+  std::unordered_map<Value, EntityId, ValueHash> entities_;
+  std::unordered_map<EntityId, Value> names_;
+  std::uint64_t stats_txn_id_ = 0;
+  std::optional<GraphStats> graph_stats_;
+  std::unordered_map<EntityId, AttributeStats> attribute_stats_;
+};
+
+}  // namespace datalog::store
