@@ -1,8 +1,8 @@
 #include "engine/schema.h"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 namespace datalog {
 
@@ -58,16 +58,24 @@ std::string_view value_type_keyword(ValueType t) {
 
 bool value_has_type(const Value& v, ValueType t) {
   switch (t) {
-    case ValueType::String: return v.is(ValueKind::String);
-    case ValueType::Long: return v.is(ValueKind::Integer);
-    case ValueType::Double: return v.is(ValueKind::Float);
-    case ValueType::Boolean: return v.is(ValueKind::Boolean);
-    case ValueType::Instant: return v.is(ValueKind::Instant);
+    case ValueType::String:
+      return v.is(ValueKind::String);
+    case ValueType::Long:
+      return v.is(ValueKind::Integer);
+    case ValueType::Double:
+      return v.is(ValueKind::Float);
+    case ValueType::Boolean:
+      return v.is(ValueKind::Boolean);
+    case ValueType::Instant:
+      return v.is(ValueKind::Instant);
     case ValueType::Ref:
       return v.is(ValueKind::Ref) || v.is(ValueKind::Keyword) || v.is(ValueKind::Uuid);
-    case ValueType::Uuid: return v.is(ValueKind::Uuid);
-    case ValueType::Keyword: return v.is(ValueKind::Keyword);
-    case ValueType::Bytes: return v.is(ValueKind::Bytes);
+    case ValueType::Uuid:
+      return v.is(ValueKind::Uuid);
+    case ValueType::Keyword:
+      return v.is(ValueKind::Keyword);
+    case ValueType::Bytes:
+      return v.is(ValueKind::Bytes);
   }
   return false;
 }
@@ -107,7 +115,8 @@ Status parse_schema_value(SchemaAttribute which, const Value& attribute_ident, c
                      ":db.type/string, :db.type/long, :db.type/double, :db.type/boolean, "
                      ":db.type/instant, :db.type/ref, :db.type/uuid, :db.type/keyword or "
                      ":db.type/bytes");
-    case SchemaAttribute::None: break;
+    case SchemaAttribute::None:
+      break;
   }
   return Status(StatusCode::Internal, "not a schema attribute");
 }

@@ -1,9 +1,9 @@
 #include "engine/schema_writer.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace datalog {
 
@@ -39,8 +39,7 @@ Status SchemaWriter::assert_fact(EntityId e, EntityId a, const Value& a_ident, c
     rules.cardinality = Cardinality::One;
     AttributeSchema declared = schema_.find(e) ? *schema_.find(e) : AttributeSchema{};
     const std::string attribute = entity_text(e);
-    DATALOG_RETURN_IF_ERROR(
-        parse_schema_value(which, Value::keyword(attribute), v, &declared));
+    DATALOG_RETURN_IF_ERROR(parse_schema_value(which, Value::keyword(attribute), v, &declared));
     DATALOG_RETURN_IF_ERROR(check_schema_change(which, e, Value::keyword(attribute), declared));
   } else if (const AttributeSchema* found = schema_.find(a)) {
     rules = *found;

@@ -48,8 +48,8 @@ class SchemaWriter {
   // Unique: fails when another entity holds v; *present when e holds it already.
   Status check_unique(EntityId e, EntityId a, const Value& a_ident, const Value& v,
                       std::int64_t from, std::int64_t to, bool* present);
-  Status check_schema_change(SchemaAttribute which, EntityId attribute, const Value& attribute_ident,
-                             const AttributeSchema& declared);
+  Status check_schema_change(SchemaAttribute which, EntityId attribute,
+                             const Value& attribute_ident, const AttributeSchema& declared);
   // Cardinality one: retracts e's other overlapping values of a; *present when v is there already.
   Status replace_others(EntityId e, EntityId a, const Value& v, std::int64_t from, std::int64_t to,
                         bool* present);

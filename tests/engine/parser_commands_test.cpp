@@ -112,6 +112,8 @@ TEST_CASE("transact: entity maps give one fact per attribute (README \"Schema\")
   CHECK(t.facts[2].entity_map == -1);
   CHECK(t.facts[3].e == Value::nil());  // no :db/id: found by upsert or new
   CHECK(t.facts[3].entity_map == 1);
+  CHECK(canonical("(transact [{:a 1 :db/id :x :b \"s\"} {:c 2}])") ==
+        "(transact [{:db/id :x :a 1 :b \"s\"} {:c 2}])");
 }
 
 TEST_CASE("retract: [e a v] facts", "[parser][retract]") {
