@@ -162,6 +162,9 @@ struct Fact {
   std::optional<std::int64_t> valid_from;  // ms; the per-fact map wins key by key
   std::optional<std::int64_t> valid_to;
   SourcePos pos;
+  // Facts written as an entity map {:db/id e :attr v ...} share its index here; e is nil when
+  // the map has no :db/id (the entity is found by upsert or made new; engine/schema.h).
+  int entity_map = -1;
 };
 
 struct Transact {

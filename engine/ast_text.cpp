@@ -224,7 +224,20 @@ std::string format_command(const ast::Command& command) {
           if (c.valid_from || c.valid_to) out += format_valid_time(c.valid_from, c.valid_to) + " ";
           out += "[";
           for (std::size_t i = 0; i < c.facts.size(); ++i) {
-            out += (i ? " " : "") + format_fact(c.facts[i], true);
+            if (i) out += " ";
+            if (c.facts[i].entity_map < 0) {
+              out += format_fact(c.facts[i], true);
+              continue;
+            }
+            // The facts of one entity map {:db/id e :attr v ...} are adjacent: print the map.
+            const int map = c.facts[i].entity_map;
+            out += "{";
+            if (!c.facts[i].e.is(ValueKind::Nil)) out += ":db/id " + format_value(c.facts[i].e) + " ";
+            for (std::size_t k = i; k < c.facts.size() && c.facts[k].entity_map == map; ++k) {
+              out += (k > i ? " " : "") + format_value(c.facts[k].a) + " " + format_value(c.facts[k].v);
+              i = k;
+            }
+            out += "}";
           }
           return out + "])";
         } else if constexpr (std::is_same_v<T, ast::Retract>) {

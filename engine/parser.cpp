@@ -115,9 +115,15 @@ Status FormParser::transact(const Node& form, ast::Transact* out) const {
   if (facts->kind != NodeKind::Vector) {
     return error(*facts, "Transact argument must be a vector of facts");
   }
+  int maps = 0;
   for (const Node& f : facts->items) {
+    if (f.kind == NodeKind::Map) {
+      DATALOG_RETURN_IF_ERROR(entity_map(f, maps++, out));
+      continue;
+    }
     if (f.kind != NodeKind::Vector) {
-      return error(f, "Each fact must be a vector [e a v] or [e a v {opts}]");
+      return error(f, "Each fact must be a vector [e a v] or [e a v {opts}], or an entity map "
+                      "{:db/id e :attr v ...}");
     }
     if (f.items.size() < 3) {
       return error(
@@ -136,6 +142,43 @@ Status FormParser::transact(const Node& form, ast::Transact* out) const {
     if (!fact.valid_from) fact.valid_from = out->valid_from;
     if (!fact.valid_to) fact.valid_to = out->valid_to;
     DATALOG_RETURN_IF_ERROR(fact_parts(f, &fact));
+    out->facts.push_back(std::move(fact));
+  }
+  return Status::OK();
+}
+
+// An entity map {:db/id e :attr v ...} (our extension, as in Datomic): one fact per attribute,
+// all about one entity, valid over the transaction's valid time. Without :db/id the entity is
+// the one an identity attribute's value finds (upsert), else a new one.
+Status FormParser::entity_map(const Node& map, int index, ast::Transact* out) const {
+  Value entity = Value::nil();
+  for (std::size_t k = 0; k + 1 < map.items.size(); k += 2) {
+    const Node& key = map.items[k];
+    const Node& val = map.items[k + 1];
+    if (!key.is_keyword(":db/id")) continue;
+    if (val.kind != NodeKind::Keyword && val.kind != NodeKind::Uuid && val.kind != NodeKind::Integer) {
+      return error(val, fmt::format("Invalid entity: :db/id must be a keyword, UUID or integer, got {}",
+                                    describe(val)));
+    }
+    entity = *constant_of(val);
+  }
+  for (std::size_t k = 0; k + 1 < map.items.size(); k += 2) {
+    const Node& key = map.items[k];
+    const Node& val = map.items[k + 1];
+    if (key.is_keyword(":db/id")) continue;
+    if (key.kind != NodeKind::Keyword) return error(key, "Attribute must be a keyword");
+    const auto value = constant_of(val);
+    if (!value) {
+      return error(val, fmt::format("Invalid value: Cannot convert {} to Value", describe(val)));
+    }
+    ast::Fact fact;
+    fact.e = entity;
+    fact.a = Value::keyword(key.text);
+    fact.v = *value;
+    fact.valid_from = out->valid_from;
+    fact.valid_to = out->valid_to;
+    fact.pos = key.pos;
+    fact.entity_map = index;
     out->facts.push_back(std::move(fact));
   }
   return Status::OK();

@@ -36,6 +36,7 @@ class FormParser {
   Status retract(const edn::Node& form, ast::Retract* out) const;
   Status rule(const edn::Node& form, ast::Rule* out) const;
   Status fact_parts(const edn::Node& fact, ast::Fact* out) const;
+  Status entity_map(const edn::Node& map, int index, ast::Transact* out) const;
   Status valid_time_map(const edn::Node& map, std::optional<std::int64_t>* from,
                         std::optional<std::int64_t>* to) const;
 

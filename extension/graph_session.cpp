@@ -9,6 +9,7 @@ GraphSession::~GraphSession() { rollback(); }
 
 Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
   if (writer_) return writer_->failure();
+  schema_.reset();  // another connection may have changed it since
   return store::WriteTxn::begin(env_, busy_timeout, &writer_);
 }
 
@@ -17,13 +18,17 @@ Status GraphSession::commit() {
   Status st = writer_->commit();
   if (st.ok()) {
     writer_.reset();
+    schema_.reset();
     snapshot_.reset();  // readers that start now must see this commit
     stats_stale_ = true;
   }
   return st;
 }
 
-void GraphSession::rollback() { writer_.reset(); }
+void GraphSession::rollback() {
+  writer_.reset();
+  schema_.reset();
+}
 
 Status GraphSession::savepoint(int level) {
   return writer_ ? writer_->savepoint(level) : Status::OK();
@@ -32,6 +37,7 @@ Status GraphSession::release(int level) {
   return writer_ ? writer_->release(level) : Status::OK();
 }
 Status GraphSession::rollback_to(int level) {
+  schema_.reset();  // the schema facts may have been rolled back
   return writer_ ? writer_->rollback_to(level) : Status::OK();
 }
 

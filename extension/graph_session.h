@@ -16,7 +16,9 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
+#include "engine/schema.h"
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
@@ -46,6 +48,13 @@ class GraphSession {
   store::Status release(int level);
   store::Status rollback_to(int level);
 
+  // The schema INSERTs into the graph check (engine/schema.h): read once per write
+  // transaction and kept current by the INSERTs that write schema facts; forgotten when the
+  // transaction ends or rolls back to a savepoint, and by any other write that may change
+  // schema (a Datalog command, a DELETE).
+  std::optional<Schema>& schema_cache() { return schema_; }
+  void forget_schema() { schema_.reset(); }
+
   // --- reading ---
   // A read snapshot: ends its LMDB read transaction when its last holder lets go.
   class Snapshot {
@@ -74,6 +83,7 @@ class GraphSession {
   std::weak_ptr<Snapshot> snapshot_;
   store::GraphStats stats_;
   bool stats_stale_ = true;
+  std::optional<Schema> schema_;
 };
 
 }  // namespace datalog::ext

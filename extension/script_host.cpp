@@ -28,6 +28,7 @@ Status SessionScriptHost::enlist() {
 
 Status SessionScriptHost::begin_write(GraphWriter** writer) {
   reading_.reset();
+  session_.forget_schema();  // the command may write schema facts of its own
   store::WriteTxn* w = session_.writer();
   if (w && !w->failure().ok()) return w->failure();
   if (!w && !sqlite3_get_autocommit(db_)) {

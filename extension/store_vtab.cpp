@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/schema_writer.h"
 #include "engine/time_text.h"
 #include "extension/connection_context.h"
 #include "extension/errors.h"
@@ -19,6 +20,7 @@
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/datom_scan.h"
+#include "lmdb_store/graph_access.h"
 #include "lmdb_store/key_coding.h"
 
 namespace datalog::ext {
@@ -601,7 +603,6 @@ Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, st
     if (st.ok()) *out = id;
     return st;
   };
-  (void)table;
   std::optional<EntityId> e;
   if (sqlite3_value_type(col[kE]) == SQLITE_NULL) {
     *error = "e (the entity) is required";
@@ -647,7 +648,21 @@ Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, st
     }
     valid_to = t.value->as_instant();
   }
-  return w.assert_fact(*e, a, *v.value, valid_from, valid_to);
+  // The graph's schema applies here as in (transact ...): the same engine code enforces it.
+  std::optional<Schema>& schema = table->session->schema_cache();
+  store::GraphAccess access(table->session->env(), w);
+  if (!schema) {
+    Schema loaded;
+    DATALOG_RETURN_IF_ERROR(Schema::load(access, &loaded));
+    schema = std::move(loaded);
+  }
+  SchemaWriter writer(access, *schema);
+  const Status st = writer.assert_fact(*e, a, Value::keyword(a_text), *v.value, valid_from, valid_to);
+  if (st.code() == StatusCode::InvalidArgument) {
+    *error = st.message();
+    return Status::OK();
+  }
+  return st;
 }
 
 int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) {
@@ -674,6 +689,7 @@ int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int
         }
       }
       if (st.ok()) st = w->retract_fact(old.e, old.a, old.v);
+      table->session->forget_schema();  // it may have retracted a schema fact
       if (!st.ok()) return report(vtab, st);
     }
     if (argc == 1) return SQLITE_OK;

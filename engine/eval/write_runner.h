@@ -2,6 +2,9 @@
 // §4, §5). Entities named by keywords or uuids become idents (created on first use); integers
 // are entity ids. Valid time: the per-fact map wins over the transaction's, key by key;
 // valid_from defaults to the transaction's time and valid_to to forever.
+// Every assertion goes through the graph's schema (engine/schema_writer.h). An entity map
+// {:db/id e :attr v ...} asserts one fact per attribute about e; without :db/id its entity is
+// the one holding one of its :db.unique/identity values (upsert), else a new #uuid entity.
 #pragma once
 
 #include <cstddef>

@@ -95,6 +95,27 @@ TEST_CASE("transact: valid time, the per-fact map wins key by key", "[parser][tr
   CHECK(canonical("(transact [[:a :b 1]] [[:c :d 2]])") == "(transact [[:a :b 1]])");
 }
 
+TEST_CASE("transact: entity maps give one fact per attribute (README \"Schema\")",
+          "[parser][transact]") {
+  const auto command = parse_one(
+      R"((transact {:valid-from "2024-01-01"}
+                   [{:person/email "a@x" :db/id :ann :person/age 3} [:b :c 1] {:person/email "b@x"}]))");
+  const auto& t = std::get<ast::Transact>(command);
+  REQUIRE(t.facts.size() == 4);
+  CHECK(t.facts[0].e == Value::keyword(":ann"));  // :db/id may come anywhere in the map
+  CHECK(t.facts[0].a == Value::keyword(":person/email"));
+  CHECK(t.facts[0].v == Value::string("a@x"));
+  CHECK(t.facts[0].entity_map == 0);
+  CHECK(t.facts[0].valid_from == ms("2024-01-01"));
+  CHECK(t.facts[1].a == Value::keyword(":person/age"));
+  CHECK(t.facts[1].entity_map == 0);
+  CHECK(t.facts[2].entity_map == -1);
+  CHECK(t.facts[3].e == Value::nil());  // no :db/id: found by upsert or new
+  CHECK(t.facts[3].entity_map == 1);
+  CHECK(canonical("(transact [{:a 1 :db/id :x :b \"s\"} {:c 2}])") ==
+        "(transact [{:db/id :x :a 1 :b \"s\"} {:c 2}])");
+}
+
 TEST_CASE("retract: [e a v] facts", "[parser][retract]") {
   const auto command = parse_one("(retract [[:alice :age 30] [7 :tag \"x\"]])");
   const auto& r = std::get<ast::Retract>(command);

@@ -64,7 +64,13 @@ TEST_CASE("errors: transact and retract (§4, §5)", "[parser][errors][transact]
       {"(transact {:valid-from \"2024-01-01\"})", "(transact",
        "Transact with options requires a facts vector after the map"},
       {"(transact (:a :b 1))", "(:a", "Transact argument must be a vector of facts"},
-      {"(transact [:a :b 1])", ":a", "Each fact must be a vector [e a v] or [e a v {opts}]"},
+      {"(transact [:a :b 1])", ":a",
+       "Each fact must be a vector [e a v] or [e a v {opts}], or an entity map {:db/id e :attr v ...}"},
+      // Entity maps (README "Schema").
+      {"(transact [{:db/id \"t\" :a 1}])", "\"t\"",
+       "Invalid entity: :db/id must be a keyword, UUID or integer, got \"t\""},
+      {"(transact [{:a 1 \"b\" 2}])", "\"b\"", "Attribute must be a keyword"},
+      {"(transact [{:a ?x}])", "?x", "Invalid value: Cannot convert ?x to Value"},
       {"(transact [[:a :b]])", "[:a", "Fact must have at least 3 elements (E A V), got 2"},
       {"(transact [[:a :b 1 :db/valid-from \"2024-01-01\"]])", ":db/valid-from",
        "Optional 4th element of a fact must be a map {:valid-from ... :valid-to ...}, got "
