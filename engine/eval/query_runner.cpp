@@ -260,7 +260,7 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   Relation bindings;
   BodyEvaluator body(ctx, derived.lookup(), trace);
   DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, std::move(start), &bindings));
-  return project_find(bound, bindings, limits, &result->rows);
+  return project_find(ctx, bound, bindings, &result->rows);
 }
 
 }  // namespace datalog::eval
