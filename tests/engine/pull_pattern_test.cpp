@@ -1,6 +1,6 @@
 // Pull patterns (engine/pull_pattern.h) and the JSON text of pulled values
 // (engine/eval/json_text.h). Evaluation is covered by tests/golden/cases/h4_pull.test.
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 #include <limits>
 
