@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/parse_error.h"
-#include "engine/parser_internal.h"  // constant_of: a pull pattern is parsed with its query
+#include "engine/parser_internal.h"  // constant_of, describe: a pull pattern is part of a query
 
 namespace datalog::pull {
 
@@ -12,15 +12,13 @@ namespace {
 using edn::Node;
 using edn::NodeKind;
 
-constexpr std::size_t kDescribeBytes = 60;
-
 class PatternParser {
  public:
-  explicit PatternParser(std::string_view text) : text_(text) {}
+  explicit PatternParser(std::string_view text) : form_(text) {}
 
   Status pattern(const Node& vec, Pattern* out) const {
     if (vec.kind != NodeKind::Vector) {
-      return fail(vec, fmt::format("a pull pattern must be a vector [...], got {}", describe(vec)));
+      return fail(vec, fmt::format("a pattern must be a vector [...], got {}", describe(vec)));
     }
     for (const Node& item : vec.items) {
       if (item.is_symbol("*")) {
@@ -50,7 +48,7 @@ class PatternParser {
       const Node& key = map.items[k];
       const Node& sub = map.items[k + 1];
       if (key.kind != NodeKind::Keyword && key.kind != NodeKind::List) {
-        return fail(key, fmt::format("a map key in a pull pattern must be an attribute keyword or "
+        return fail(key, fmt::format("a map key must be an attribute keyword or "
                                      "(:attr :option value ...), got {}",
                                      describe(key)));
       }
@@ -69,7 +67,7 @@ class PatternParser {
         spec.follow = AttributeSpec::Follow::Recurse;
         spec.max_depth = sub.integer;
       } else {
-        return fail(sub, fmt::format("the value of {} in a pull map must be a pattern [...], ... "
+        return fail(sub, fmt::format("the value of {} in a map must be a pattern [...], ... "
                                      "or a positive recursion limit, got {}",
                                      describe(key), describe(sub)));
       }
@@ -97,15 +95,17 @@ class PatternParser {
       const Node& option = items[k];
       if (option.kind != NodeKind::Keyword ||
           (option.text != ":as" && option.text != ":limit" && option.text != ":default")) {
-        return fail(option, fmt::format("unknown pull attribute option {} in {}; expected :as, "
+        return fail(option, fmt::format("unknown attribute option {} in {}; expected :as, "
                                         ":limit or :default",
                                         describe(option), describe(node)));
       }
       if (k + 1 >= items.size()) {
-        return fail(option, fmt::format("pull attribute option {} needs a value", option.text));
+        return fail(option, fmt::format("attribute option {} needs a value", option.text));
       }
-      bool& seen = option.text == ":as" ? seen_as : option.text == ":limit" ? seen_limit : seen_default;
-      if (seen) return fail(option, fmt::format("pull attribute option {} is given twice", option.text));
+      bool& seen = option.text == ":as"      ? seen_as
+                   : option.text == ":limit" ? seen_limit
+                                             : seen_default;
+      if (seen) return fail(option, fmt::format("attribute option {} is given twice", option.text));
       seen = true;
       const Node& value = items[k + 1];
       if (option.text == ":as") {
@@ -124,7 +124,7 @@ class PatternParser {
     const std::vector<Node>& items = list.items;
     const std::string& name = items[0].text;
     if (items.size() != 3 || items[1].kind != NodeKind::Keyword) {
-      return fail(list, fmt::format("{} in a pull pattern is written ({} :attr {}), got {}", name, name,
+      return fail(list, fmt::format("{} is written ({} :attr {}), got {}", name, name,
                                     name == "limit" ? "n" : "value", describe(list)));
     }
     DATALOG_RETURN_IF_ERROR(attribute_name(items[1], out));
@@ -161,8 +161,7 @@ class PatternParser {
       out->key = value.text;
       return Status::OK();
     }
-    return fail(value, fmt::format(":as in a pull pattern needs a string or a keyword, got {}",
-                                   describe(value)));
+    return fail(value, fmt::format(":as needs a string or a keyword, got {}", describe(value)));
   }
 
   Status limit_option(const Node& value, AttributeSpec* out) const {
@@ -174,8 +173,8 @@ class PatternParser {
       out->limit = value.integer;
       return Status::OK();
     }
-    return fail(value, fmt::format(":limit in a pull pattern needs a positive integer or nil, got {}",
-                                   describe(value)));
+    return fail(value,
+                fmt::format(":limit needs a positive integer or nil, got {}", describe(value)));
   }
 
   Status default_option(const Node& value, AttributeSpec* out) const {
@@ -183,23 +182,17 @@ class PatternParser {
       out->default_value = std::move(*constant);
       return Status::OK();
     }
-    return fail(value, fmt::format(":default in a pull pattern needs a constant value, got {}",
-                                   describe(value)));
+    return fail(value, fmt::format(":default needs a constant value, got {}", describe(value)));
   }
 
-  std::string describe(const Node& node) const {
-    std::string_view text = edn::source_of(text_, node);
-    if (text.size() <= kDescribeBytes) return std::string(text);
-    std::size_t cut = kDescribeBytes - 3;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    return std::string(text.substr(0, cut)) + "...";
-  }
+  // The parser's quoting of offending forms (source text, cut at 60 bytes).
+  std::string describe(const Node& node) const { return form_.describe(node); }
 
   static Status fail(const Node& at, std::string_view message) {
     return parse_error(at.pos, fmt::format("pull pattern: {}", message));
   }
 
-  std::string_view text_;
+  parser_detail::FormParser form_;
 };
 
 }  // namespace

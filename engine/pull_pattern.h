@@ -41,16 +41,16 @@ struct AttributeSpec {
   bool reverse = false;   // written :_friend or :person/_friend
   bool is_db_id = false;  // :db/id: the entity itself
   std::string key;        // the JSON key: :as, else the keyword as written (":_friend")
-  std::optional<std::int64_t> limit;  // at most this many values
+  std::optional<std::int64_t> limit;   // at most this many values
   std::optional<Value> default_value;  // used when the attribute has no value
   Follow follow = Follow::None;
-  std::shared_ptr<const Pattern> sub;    // Follow::Pattern
+  std::shared_ptr<const Pattern> sub;     // Follow::Pattern
   std::optional<std::int64_t> max_depth;  // Follow::Recurse: n levels; nullopt for `...`
   ast::SourcePos pos;
 };
 
 struct Element {
-  bool wildcard = false;  // `*`
+  bool wildcard = false;    // `*`
   AttributeSpec attribute;  // unless wildcard
 };
 

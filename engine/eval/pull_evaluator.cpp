@@ -1,10 +1,10 @@
 #include "engine/eval/pull_evaluator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "engine/eval/json_text.h"
 #include "engine/uuid_text.h"
@@ -138,7 +138,8 @@ Status PullEvaluator::object(EntityId id, const pull::Pattern& pattern, std::str
       }
     } else {
       std::vector<Value> values;
-      DATALOG_RETURN_IF_ERROR(forward_values(id, spec, pattern.has_wildcard ? &all : nullptr, &values));
+      DATALOG_RETURN_IF_ERROR(
+          forward_values(id, spec, pattern.has_wildcard ? &all : nullptr, &values));
       apply_limit(spec, values);
       if (values.empty()) {
         if (!spec.default_value) continue;
@@ -170,8 +171,8 @@ Status PullEvaluator::all_attributes(EntityId id, Attributes* out) {
   return Status::OK();
 }
 
-Status PullEvaluator::forward_values(EntityId id, const AttributeSpec& spec, const Attributes* known,
-                                     std::vector<Value>* out) {
+Status PullEvaluator::forward_values(EntityId id, const AttributeSpec& spec,
+                                     const Attributes* known, std::vector<Value>* out) {
   std::optional<EntityId> a;
   DATALOG_RETURN_IF_ERROR(ctx_.as_attribute(Value::keyword(spec.attribute), &a));
   if (!a) return Status::OK();
@@ -191,7 +192,8 @@ Status PullEvaluator::forward_values(EntityId id, const AttributeSpec& spec, con
 }
 
 // The entities whose spec.attribute value is id: as a ref, as its ident, or as its integer id.
-Status PullEvaluator::referrers(EntityId id, const AttributeSpec& spec, std::vector<EntityId>* out) {
+Status PullEvaluator::referrers(EntityId id, const AttributeSpec& spec,
+                                std::vector<EntityId>* out) {
   std::optional<EntityId> a;
   DATALOG_RETURN_IF_ERROR(ctx_.as_attribute(Value::keyword(spec.attribute), &a));
   if (!a) return Status::OK();
@@ -215,8 +217,8 @@ Status PullEvaluator::referrers(EntityId id, const AttributeSpec& spec, std::vec
 
 // One value of an attribute under spec: a nested object when spec follows and v names an
 // entity, else the value itself.
-Status PullEvaluator::followed(const Value& v, const AttributeSpec& spec, const pull::Pattern& holder,
-                               std::string& out) {
+Status PullEvaluator::followed(const Value& v, const AttributeSpec& spec,
+                               const pull::Pattern& holder, std::string& out) {
   if (spec.follow == Follow::None) return value(v, out);
   std::optional<EntityId> id;
   if (v.is(ValueKind::Ref) || v.is(ValueKind::Integer) || v.is(ValueKind::Keyword) ||

@@ -69,8 +69,8 @@ class PullEvaluator {
   const pull::Pattern& pattern_;
   std::string what_;
   std::unordered_map<EntityId, Value> cache_;  // top-level results: one pull per entity
-  std::int64_t objects_ = 0;                    // objects in the value being built
-  std::vector<EntityId> path_;                  // entities being pulled, outermost first
+  std::int64_t objects_ = 0;                   // objects in the value being built
+  std::vector<EntityId> path_;                 // entities being pulled, outermost first
   std::map<const pull::AttributeSpec*, std::int64_t> recursion_;  // levels taken per spec
 };
 

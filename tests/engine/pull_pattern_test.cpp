@@ -1,11 +1,11 @@
 // Pull patterns (engine/pull_pattern.h) and the JSON text of pulled values
 // (engine/eval/json_text.h). Evaluation is covered by tests/golden/cases/h4_pull.test.
-#include <catch2/catch.hpp>
+#include "engine/pull_pattern.h"
 
+#include <catch2/catch.hpp>
 #include <limits>
 
 #include "engine/eval/json_text.h"
-#include "engine/pull_pattern.h"
 
 namespace datalog {
 namespace {
@@ -59,14 +59,17 @@ TEST_CASE("pull pattern: map specs and recursion", "[pull]") {
 }
 
 TEST_CASE("pull pattern: errors are positioned", "[pull]") {
-  CHECK(error_of(":a") == "parse error at line 1, column 1: pull pattern: a pull pattern must be a vector [...], got :a");
+  CHECK(error_of(":a") ==
+        "parse error at line 1, column 1: pull pattern: a pattern must be a vector [...], got "
+        ":a");
   CHECK(error_of("[:a\n \"b\"]") ==
         "parse error at line 2, column 2: pull pattern: expected an attribute keyword, *, a map "
         "{:attr [...]} or (:attr :option value ...), got \"b\"");
-  CHECK(error_of("[(:a :as \"x\" :limit)]") ==
-        "parse error at line 1, column 14: pull pattern: pull attribute option :limit needs a value");
+  CHECK(
+      error_of("[(:a :as \"x\" :limit)]") ==
+      "parse error at line 1, column 14: pull pattern: attribute option :limit needs a value");
   CHECK(error_of("[{:a -1}]") ==
-        "parse error at line 1, column 6: pull pattern: the value of :a in a pull map must be a "
+        "parse error at line 1, column 6: pull pattern: the value of :a in a map must be a "
         "pattern [...], ... or a positive recursion limit, got -1");
 }
 
