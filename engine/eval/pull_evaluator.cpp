@@ -55,6 +55,20 @@ void apply_limit(const AttributeSpec& spec, std::vector<T>& items) {
   }
 }
 
+// One item as itself, several (or any number, when always_array) as a JSON array.
+template <typename T, typename WriteOne>
+Status one_or_array(const std::vector<T>& items, bool always_array, std::string& out,
+                    WriteOne write_one) {
+  const bool array = always_array || items.size() > 1;
+  if (array) out += '[';
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    DATALOG_RETURN_IF_ERROR(write_one(items[i]));
+  }
+  if (array) out += ']';
+  return Status::OK();
+}
+
 }  // namespace
 
 Status PullEvaluator::pull(const Value& v, Value* out) {
@@ -98,65 +112,65 @@ Status PullEvaluator::object(EntityId id, const pull::Pattern& pattern, std::str
   if (pattern.has_wildcard) DATALOG_RETURN_IF_ERROR(all_attributes(id, &all));
   for (const pull::Element& element : pattern.elements) {
     if (element.wildcard) {
-      std::vector<std::pair<std::string, const std::vector<Value>*>> named;
-      for (const auto& [a, values] : all) {
-        Value kw;
-        DATALOG_RETURN_IF_ERROR(ctx_.attribute_keyword(a, &kw));
-        named.emplace_back(kw.as_keyword(), &values);
-      }
-      std::sort(named.begin(), named.end());
-      for (const auto& [key, values] : named) {
-        text.clear();
-        if (values->size() > 1) text += '[';
-        for (std::size_t i = 0; i < values->size(); ++i) {
-          if (i > 0) text += ',';
-          DATALOG_RETURN_IF_ERROR(value((*values)[i], text));
-        }
-        if (values->size() > 1) text += ']';
-        obj.set(key, std::move(text));
-      }
+      std::vector<Entry> entries;
+      DATALOG_RETURN_IF_ERROR(wildcard(all, &entries));
+      for (auto& [key, json] : entries) obj.set(key, std::move(json));
       continue;
     }
     const AttributeSpec& spec = element.attribute;
     text.clear();
-    if (spec.is_db_id) {
-      DATALOG_RETURN_IF_ERROR(entity(id, text));
-    } else if (spec.reverse) {
-      std::vector<EntityId> from;
-      DATALOG_RETURN_IF_ERROR(referrers(id, spec, &from));
-      apply_limit(spec, from);
-      if (from.empty()) {
-        if (!spec.default_value) continue;
-        DATALOG_RETURN_IF_ERROR(value(*spec.default_value, text));
-      } else {
-        text += '[';
-        for (std::size_t i = 0; i < from.size(); ++i) {
-          if (i > 0) text += ',';
-          DATALOG_RETURN_IF_ERROR(followed(Value::ref(from[i]), spec, pattern, text));
-        }
-        text += ']';
-      }
-    } else {
-      std::vector<Value> values;
-      DATALOG_RETURN_IF_ERROR(
-          forward_values(id, spec, pattern.has_wildcard ? &all : nullptr, &values));
-      apply_limit(spec, values);
-      if (values.empty()) {
-        if (!spec.default_value) continue;
-        DATALOG_RETURN_IF_ERROR(value(*spec.default_value, text));
-      } else {
-        if (values.size() > 1) text += '[';
-        for (std::size_t i = 0; i < values.size(); ++i) {
-          if (i > 0) text += ',';
-          DATALOG_RETURN_IF_ERROR(followed(values[i], spec, pattern, text));
-        }
-        if (values.size() > 1) text += ']';
-      }
-    }
-    obj.set(spec.key, std::move(text));
+    bool present = false;
+    const Attributes* known = pattern.has_wildcard ? &all : nullptr;
+    DATALOG_RETURN_IF_ERROR(attribute(id, spec, pattern, known, text, &present));
+    if (present) obj.set(spec.key, std::move(text));
   }
   path_.pop_back();
   obj.write(out);
+  return Status::OK();
+}
+
+// `*`: every attribute, in keyword order, values as they are.
+Status PullEvaluator::wildcard(const Attributes& all, std::vector<Entry>* out) {
+  std::vector<std::pair<std::string, const std::vector<Value>*>> named;
+  for (const auto& [a, values] : all) {
+    Value kw;
+    DATALOG_RETURN_IF_ERROR(ctx_.attribute_keyword(a, &kw));
+    named.emplace_back(kw.as_keyword(), &values);
+  }
+  std::sort(named.begin(), named.end());
+  for (const auto& [key, values] : named) {
+    std::string text;
+    DATALOG_RETURN_IF_ERROR(
+        one_or_array(*values, false, text, [&](const Value& v) { return value(v, text); }));
+    out->emplace_back(key, std::move(text));
+  }
+  return Status::OK();
+}
+
+// One element's value; *present is false when it has none and no :default.
+Status PullEvaluator::attribute(EntityId id, const AttributeSpec& spec, const pull::Pattern& holder,
+                                const Attributes* all, std::string& out, bool* present) {
+  *present = true;
+  if (spec.is_db_id) return entity(id, out);
+  if (spec.reverse) {
+    std::vector<EntityId> from;
+    DATALOG_RETURN_IF_ERROR(referrers(id, spec, &from));
+    apply_limit(spec, from);
+    if (!from.empty()) {
+      return one_or_array(from, true, out,
+                          [&](EntityId e) { return followed(Value::ref(e), spec, holder, out); });
+    }
+  } else {
+    std::vector<Value> values;
+    DATALOG_RETURN_IF_ERROR(forward_values(id, spec, all, &values));
+    apply_limit(spec, values);
+    if (!values.empty()) {
+      return one_or_array(values, false, out,
+                          [&](const Value& v) { return followed(v, spec, holder, out); });
+    }
+  }
+  *present = spec.default_value.has_value();
+  if (*present) return value(*spec.default_value, out);
   return Status::OK();
 }
 

@@ -28,6 +28,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/eval/eval_context.h"
@@ -52,8 +53,12 @@ class PullEvaluator {
  private:
   // Values of one entity, by attribute id (distinct, sorted).
   using Attributes = std::map<EntityId, std::vector<Value>>;
+  using Entry = std::pair<std::string, std::string>;  // key, JSON text
 
   Status object(EntityId id, const pull::Pattern& pattern, std::string& out);
+  Status wildcard(const Attributes& all, std::vector<Entry>* out);
+  Status attribute(EntityId id, const pull::AttributeSpec& spec, const pull::Pattern& holder,
+                   const Attributes* all, std::string& out, bool* present);
   Status all_attributes(EntityId id, Attributes* out);
   Status forward_values(EntityId id, const pull::AttributeSpec& spec, const Attributes* known,
                         std::vector<Value>* out);
