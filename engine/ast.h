@@ -14,6 +14,10 @@
 
 #include "engine/value.h"
 
+namespace datalog::pull {
+struct Pattern;  // engine/pull_pattern.h
+}
+
 namespace datalog::ast {
 
 struct SourcePos {
@@ -111,7 +115,8 @@ struct FindElement {
   bool has_var = true;            // false for (rank :over ...) and (row-number :over ...)
   std::string function;           // aggregate or window function name
   std::optional<WindowSpec> over;  // Window only
-  std::string pull_pattern;       // Pull only: the pattern's source text (issue 4)
+  std::string pull_pattern;       // Pull only: the pattern's source text
+  std::shared_ptr<const pull::Pattern> pull;  // Pull only: the parsed pattern
   std::string header;             // the column header: "?x", "(count ?e)", "(rank :over ...)"
   SourcePos pos;
 };

@@ -8,6 +8,7 @@
 #include "engine/functions/aggregates.h"
 #include "engine/functions/window.h"
 #include "engine/parser_internal.h"
+#include "engine/pull_pattern.h"
 
 namespace datalog::parser_detail {
 
@@ -159,13 +160,16 @@ Status FormParser::window(const Node& list, ast::FindElement* out) const {
   return Status::OK();
 }
 
-// (pull ?e [pattern]): the pattern is kept as source text for the pull evaluator.
+// (pull ?e [pattern]): the pattern is parsed here, once, and kept with its source text.
 Status FormParser::pull(const Node& list, ast::FindElement* out) const {
   const std::vector<Node>& items = list.items;
   if (items.size() != 3 || !items[1].is_variable() || items[2].kind != NodeKind::Vector) {
     return error(list, fmt::format("pull must be written (pull ?e [attribute ...]), got {}",
                                    describe(list)));
   }
+  auto pattern = std::make_shared<pull::Pattern>();
+  DATALOG_RETURN_IF_ERROR(pull::parse_pattern(items[2], text_, pattern.get()));
+  out->pull = std::move(pattern);
   out->kind = ast::FindElement::Kind::Pull;
   out->function = "pull";
   out->var = variable_of(items[1]);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/eval/pull_evaluator.h"
 #include "engine/functions/aggregates.h"
 #include "engine/functions/window.h"
 
@@ -56,13 +57,14 @@ Status make_accumulators(EvalContext& ctx, const ast::Query& q, const std::vecto
   return Status::OK();
 }
 
-// Plain variables and aggregates: one row per group, groups in ascending order.
+// Plain variables and aggregates: one row per group, groups in ascending order. A pulled
+// variable groups like a plain one (as in Datomic); its group key is pulled afterwards.
 Status aggregate(EvalContext& ctx, const ast::Query& q, const Relation& rel, Relation* out) {
   std::vector<int> group_cols;
   std::vector<std::size_t> group_elems, agg_elems;
   for (std::size_t i = 0; i < q.find.size(); ++i) {
     const auto& f = q.find[i];
-    if (f.kind == Kind::Variable) {
+    if (f.kind == Kind::Variable || f.kind == Kind::Pull) {
       int col = -1;
       DATALOG_RETURN_IF_ERROR(column_of(rel, f.var, &col));
       if (col < 0) return Status::OK();  // a wildcard is never bound: no rows
@@ -223,16 +225,19 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::
 
 Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindings,
                     std::vector<Row>* rows) {
-  const Limits& limits = ctx.limits();
   rows->clear();
+  const Limits& limits = ctx.limits();
   const bool has_aggregate = std::any_of(q.find.begin(), q.find.end(),
                                          [](const auto& f) { return f.kind == Kind::Aggregate; });
   const bool has_window = std::any_of(q.find.begin(), q.find.end(),
                                       [](const auto& f) { return f.kind == Kind::Window; });
-  for (const auto& f : q.find) {
-    if (f.kind == Kind::Pull) {
-      return Status(StatusCode::InvalidArgument, "pull expressions in :find need issue 4's evaluator");
-    }
+  // One evaluator per pull element, kept for the whole projection: it pulls each entity once.
+  std::vector<std::unique_ptr<PullEvaluator>> pulls(q.find.size());
+  for (std::size_t i = 0; i < q.find.size(); ++i) {
+    const auto& f = q.find[i];
+    if (f.kind != Kind::Pull) continue;
+    if (!f.pull) return Status(StatusCode::Internal, fmt::format("{} has no parsed pattern", f.header));
+    pulls[i] = std::make_unique<PullEvaluator>(ctx, *f.pull, fmt::format("(pull {} ...)", f.var.name));
   }
   Relation base;
   if (has_aggregate) {
@@ -240,7 +245,7 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
   } else {
     base.vars = bindings.vars;
     for (std::size_t i = 0; i < q.find.size(); ++i) {
-      if (q.find[i].kind != Kind::Variable) continue;
+      if (q.find[i].kind != Kind::Variable && q.find[i].kind != Kind::Pull) continue;
       int col = -1;
       DATALOG_RETURN_IF_ERROR(column_of(bindings, q.find[i].var, &col));
       if (col < 0) return Status::OK();  // a wildcard in :find: no rows (§6)
@@ -269,6 +274,10 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
         row.push_back(source.rows[r][i]);
       } else {
         row.push_back(source.rows[r][static_cast<std::size_t>(source.column(f.var.name))]);
+      }
+      if (f.kind == Kind::Pull) {
+        const Value entity = row.back();
+        DATALOG_RETURN_IF_ERROR(pulls[i]->pull(entity, &row.back()));
       }
     }
     rows->push_back(std::move(row));

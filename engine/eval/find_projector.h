@@ -2,7 +2,9 @@
 // §6, §14): plain variables (a bag: duplicates kept), aggregates grouped by the plain variables
 // (groups in ascending key order), and window functions over the rows (binding order kept).
 // With both, aggregation runs first and the windows run over the aggregated rows, where a
-// variable that only appears inside aggregates is bound to its aggregate's value.
+// variable that only appears inside aggregates is bound to its aggregate's value. A pull
+// element gives its variable's entity as JSON text (engine/eval/pull_evaluator.h); with
+// aggregates its variable groups like a plain one.
 #pragma once
 
 #include <string>
