@@ -371,9 +371,14 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
           out->reset();
           return Status::OK();
         };
-        for (Value& v : equal_candidates(c->args[col], std::nullopt, none)) rel.rows.push_back({std::move(v)});
-        Value as_given = datalog_value_of(c->args[col]);
-        if (as_given.is(ValueKind::Keyword)) rel.rows.push_back({std::move(as_given)});
+        std::vector<Value> candidates = equal_candidates(c->args[col], std::nullopt, none);
+        candidates.push_back(datalog_value_of(c->args[col]));  // ':bob' as the keyword it names
+        for (Value& v : candidates) {
+          // Each value once: a duplicate would repeat every result row.
+          const bool seen = std::any_of(rel.rows.begin(), rel.rows.end(),
+                                        [&](const eval::Row& r) { return r[0] == v; });
+          if (!seen) rel.rows.push_back({std::move(v)});
+        }
         inputs.bindings.push_back(std::move(rel));
       }
     }
