@@ -149,6 +149,7 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
 
 GraphEnv::~GraphEnv() {
   if (owner_pid_ != ::getpid()) return;  // inherited across fork(): never touch the parent's env
+  abort_idle_reads();
   if (env_) mdb_env_close(env_);
   if (writer_lock_fd_ >= 0) ::close(writer_lock_fd_);
   if (delete_on_close_) {
@@ -254,9 +255,32 @@ void GraphEnv::leave_txn() {
   cv_.notify_all();
 }
 
+// Read transactions are reset, not aborted, when they end, and renewed for the next reader:
+// renewing keeps the reader slot, so a query does not take the lock file's mutex to find one.
+// A reset transaction holds no snapshot, so it pins no pages.
+MDB_txn* GraphEnv::take_idle_read() {
+  std::lock_guard lock(mutex_);
+  if (idle_reads_.empty()) return nullptr;
+  MDB_txn* txn = idle_reads_.back();
+  idle_reads_.pop_back();
+  return txn;
+}
+
+void GraphEnv::abort_idle_reads() {
+  for (MDB_txn* txn : idle_reads_) mdb_txn_abort(txn);
+  idle_reads_.clear();
+}
+
 Status GraphEnv::begin_read(MDB_txn** txn) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     enter_txn();
+    if (MDB_txn* idle = take_idle_read()) {
+      if (mdb_txn_renew(idle) == MDB_SUCCESS) {
+        *txn = idle;
+        return Status::OK();
+      }
+      mdb_txn_abort(idle);  // a resized map and the like: a fresh transaction says what
+    }
     const int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, txn);
     if (rc == MDB_SUCCESS) return Status::OK();
     leave_txn();
@@ -275,7 +299,15 @@ Status GraphEnv::begin_read(MDB_txn** txn) {
 }
 
 void GraphEnv::end_read(MDB_txn* txn) {
-  mdb_txn_abort(txn);
+  mdb_txn_reset(txn);
+  {
+    std::lock_guard lock(mutex_);
+    if (idle_reads_.size() < kMaxIdleReads) {
+      idle_reads_.push_back(txn);
+      txn = nullptr;
+    }
+  }
+  if (txn) mdb_txn_abort(txn);
   leave_txn();
 }
 
@@ -406,7 +438,10 @@ Status GraphEnv::set_map_size_quiesced(std::size_t bytes, std::chrono::milliseco
   resizing_ = true;
   const bool quiet = cv_.wait_until(lock, deadline, [&] { return active_txns_ == 0; });
   int rc = MDB_SUCCESS;
-  if (quiet) rc = mdb_env_set_mapsize(env_, bytes);
+  if (quiet) {
+    abort_idle_reads();
+    rc = mdb_env_set_mapsize(env_, bytes);
+  }
   resizing_ = false;
   cv_.notify_all();
   if (!quiet) {

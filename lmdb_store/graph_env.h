@@ -33,6 +33,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "lmdb_store/read_cache.h"
 #include "lmdb_store/status.h"
@@ -108,6 +109,8 @@ class GraphEnv {
   Status adopt_resize();
   Status set_map_size_quiesced(std::size_t bytes, std::chrono::milliseconds timeout);
   Status maybe_grow_before_write();
+  MDB_txn* take_idle_read();
+  void abort_idle_reads();  // caller holds mutex_, or no other thread uses the env
 
   MDB_env* env_ = nullptr;
   Tables tables_;
@@ -127,6 +130,8 @@ class GraphEnv {
   std::thread::id orphan_owner_;
 
   ReadCache read_cache_;
+  static constexpr std::size_t kMaxIdleReads = 8;
+  std::vector<MDB_txn*> idle_reads_;  // reset read transactions, renewed by begin_read
 };
 
 }  // namespace datalog::store
