@@ -79,6 +79,9 @@ Connection::Connection(const std::string& path, bool load_datalog) {
       SQLITE_OK) {
     die("cannot open " + path + ": " + sqlite3_errmsg(db_));
   }
+  // Several connections share the files in the concurrency runs: wait for a lock, as an
+  // application would, rather than fail on it.
+  sqlite3_busy_timeout(db_, 10'000);
   if (!load_datalog) return;
   sqlite3_enable_load_extension(db_, 1);
   char* error = nullptr;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,17 @@ struct StoredRule {
   std::string source;
 };
 
+// A scan read step by step (for results that stream): positioned on a datom until at_end().
+// Like scan's, its datoms are visible in the view and match the filter. It must not outlive the
+// GraphReader, and the GraphReader must not write while it is open.
+class DatomCursor {
+ public:
+  virtual ~DatomCursor() = default;
+  virtual bool at_end() const = 0;
+  virtual const Datom& datom() const = 0;
+  virtual Status next() = 0;
+};
+
 class GraphReader {
  public:
   virtual ~GraphReader() = default;
@@ -39,6 +51,9 @@ class GraphReader {
   // until each returns false.
   virtual Status scan(const DatomFilter& filter, const TimeView& view,
                       const std::function<bool(const Datom&)>& each) = 0;
+  // The same datoms as scan, as a cursor.
+  virtual Status open_cursor(const DatomFilter& filter, const TimeView& view,
+                             std::unique_ptr<DatomCursor>* out) = 0;
   // About how many records a scan with filter reads (for join ordering); cheap.
   virtual double estimate(const DatomFilter& filter) = 0;
 

@@ -6,8 +6,6 @@
 #include "engine/analyzer.h"
 #include "engine/script_runner.h"
 #include "engine/time_text.h"
-#include "extension/graph_reading.h"
-#include "extension/sql_functions.h"
 #include "extension/sql_values.h"
 
 namespace datalog::ext {
@@ -152,42 +150,6 @@ Status in_binding_relation(const ast::InBinding& b, sqlite3_value* arg, eval::Re
     }
   }
   return Status::OK();
-}
-
-Status execute_query(sqlite3* db, GraphSession& session, const ast::Query& query,
-                     const eval::QueryInputs& inputs, QueryRows* out) {
-  std::unique_ptr<GraphReading> reading;
-  DATALOG_RETURN_IF_ERROR(GraphReading::open(session, &reading));
-  std::vector<ast::Rule> rules;
-  DATALOG_RETURN_IF_ERROR(load_rules(reading->access(), &rules));
-  DATALOG_RETURN_IF_ERROR(check_rule_calls(query, rules));
-  InterruptProbe probe(db);
-  SqlFunctions sql_functions(db);
-  eval::RunOptions options;
-  options.now_ms = now_ms();
-  options.interrupted = [&probe] { return probe.interrupted(); };
-  options.external = &sql_functions;
-  eval::QueryResult result;
-  DATALOG_RETURN_IF_ERROR(eval::run_query(reading->access(), query, rules, inputs, options, &result));
-  out->rows = std::move(result.rows);
-  out->names.clear();
-  for (const auto& row : out->rows) {
-    for (const Value& v : row) {
-      if (!v.is(ValueKind::Ref) || out->names.count(v.as_ref())) continue;
-      std::optional<Value> name;
-      DATALOG_RETURN_IF_ERROR(reading->access().ident_of(v.as_ref(), &name));
-      out->names.emplace(v.as_ref(), std::move(name));
-    }
-  }
-  return Status::OK();
-}
-
-void result_cell(sqlite3_context* ctx, const Value& v, const QueryRows& rows) {
-  result_value(ctx, v, [&rows](EntityId id, std::optional<Value>* name) {
-    auto it = rows.names.find(id);
-    if (it != rows.names.end()) *name = it->second;
-    return Status::OK();
-  });
 }
 
 std::vector<std::string> query_slots(const ast::Query& query) {

@@ -4,8 +4,7 @@
 // SQL -> Datalog, for :in arguments and bind slots: INTEGER -> integer, REAL -> float,
 // TEXT ':name' -> keyword, other TEXT -> string, BLOB -> bytes, NULL -> nil. Tuple,
 // collection and relation bindings take EDN text: '[1 2]', '[:a :b]', '[[1 "x"] [2 "y"]]'.
-// Datalog -> SQL: as in sql_values.h (entities print as their ident). Results are materialised
-// and entity names resolved before the read snapshot is let go, so nothing pins the graph.
+// The rows themselves come from query_results.h.
 #pragma once
 
 #include <optional>
@@ -20,19 +19,9 @@
 
 namespace datalog::ext {
 
-struct QueryRows {
-  std::vector<eval::Row> rows;
-  std::unordered_map<EntityId, std::optional<Value>> names;  // idents of the entities in rows
-};
-
 Value datalog_value_of(sqlite3_value* v);
 // The relation an :in binding takes from one SQL argument.
 Status in_binding_relation(const ast::InBinding& binding, sqlite3_value* arg, eval::Relation* out);
-
-Status execute_query(sqlite3* db, GraphSession& session, const ast::Query& query,
-                     const eval::QueryInputs& inputs, QueryRows* out);
-
-void result_cell(sqlite3_context* ctx, const Value& v, const QueryRows& rows);
 
 // Every slot ($name) a query mentions, in order of first appearance.
 std::vector<std::string> query_slots(const ast::Query& query);

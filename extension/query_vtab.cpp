@@ -14,6 +14,7 @@
 #include "extension/errors.h"
 #include "extension/parsed_queries.h"
 #include "extension/query_execution.h"
+#include "extension/query_results.h"
 #include "extension/sql_values.h"
 
 namespace datalog::ext {
@@ -42,8 +43,8 @@ struct QueryTable : sqlite3_vtab {
 
 struct QueryCursor : sqlite3_vtab_cursor {
   QueryTable* table() const { return static_cast<QueryTable*>(pVtab); }
-  QueryRows rows;
-  std::size_t pos = 0;
+  QueryResults results;
+  std::int64_t rowid = 0;
   std::vector<sqlite3_value*> args;  // the argument values, by column (null when none)
   std::shared_ptr<const ParsedQuery> parsed;  // ad hoc: the query of this call
 
@@ -283,8 +284,8 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
   auto* c = static_cast<QueryCursor*>(cur);
   QueryTable* table = c->table();
   return guarded(cur->pVtab, [&]() -> int {
-    c->rows = QueryRows{};
-    c->pos = 0;
+    c->results.close();
+    c->rowid = 1;
     c->clear_args();
     c->args.assign(table->columns.size(), nullptr);
     std::vector<std::size_t> order;
@@ -389,39 +390,32 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       return SQLITE_ERROR;
     }
     sqlite3* db = table->context->db();
-    const Status st = execute_query(db, *session, *query, inputs, &c->rows);
+    const Status st = c->results.open(db, *session, *query, inputs);
     return report(cur->pVtab, st);
   });
 }
 
 int query_next(sqlite3_vtab_cursor* cur) {
-  ++static_cast<QueryCursor*>(cur)->pos;
-  return SQLITE_OK;
+  auto* c = static_cast<QueryCursor*>(cur);
+  return guarded(cur->pVtab, [&]() -> int {
+    ++c->rowid;
+    return report(cur->pVtab, c->results.next());
+  });
 }
 
-int query_eof(sqlite3_vtab_cursor* cur) {
-  auto* c = static_cast<QueryCursor*>(cur);
-  return c->pos >= c->rows.rows.size() ? 1 : 0;
-}
+int query_eof(sqlite3_vtab_cursor* cur) { return static_cast<QueryCursor*>(cur)->results.at_end() ? 1 : 0; }
 
 int query_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
   auto* c = static_cast<QueryCursor*>(cur);
   return guarded(cur->pVtab, [&]() -> int {
     const ColumnRole& role = c->table()->columns[static_cast<std::size_t>(column)];
-    const eval::Row& row = c->rows.rows[c->pos];
+    const eval::Row& row = c->results.row();
     switch (role.kind) {
       case ColumnRole::Kind::Find:
-        if (role.index < row.size()) result_cell(ctx, row[role.index], c->rows);
+        if (role.index < row.size()) c->results.result_cell(ctx, row[role.index]);
         break;
       case ColumnRole::Kind::Edn: {
-        std::string text = "[";
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          if (i) text += ' ';
-          const Value& v = row[i];
-          auto it = v.is(ValueKind::Ref) ? c->rows.names.find(v.as_ref()) : c->rows.names.end();
-          text += (it != c->rows.names.end() && it->second) ? it->second->to_edn() : v.to_edn();
-        }
-        text += "]";
+        const std::string text = c->results.row_edn();
         sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
         break;
       }
@@ -436,7 +430,7 @@ int query_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
 }
 
 int query_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* rowid) {
-  *rowid = static_cast<sqlite3_int64>(static_cast<QueryCursor*>(cur)->pos) + 1;
+  *rowid = static_cast<sqlite3_int64>(static_cast<QueryCursor*>(cur)->rowid);
   return SQLITE_OK;
 }
 

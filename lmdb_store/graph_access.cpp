@@ -18,41 +18,82 @@ std::string id_bytes(EntityId id) {
 
 }  // namespace
 
+namespace {
+
+// A DatomScan over the index a filter's fixed parts choose: entity -> EAVT, attribute + value ->
+// AVET, attribute -> AEVT, a reference value -> VAET, otherwise all of EAVT. Datoms the key
+// range cannot exclude are filtered here.
+class FilteredScan final : public DatomCursor {
+ public:
+  Status start(GraphEnv& env, MDB_txn* txn, const DatomFilter& f, const TimeView& view) {
+    filter_ = f;
+    IndexId index = IndexId::Eavt;
+    std::string prefix;
+    exact_ = true;  // the key range holds only matching datoms
+    if (f.e) {
+      prefix = id_bytes(*f.e);
+      if (f.a) {
+        prefix += id_bytes(*f.a);
+        if (f.v) encode_value(prefix, *f.v);
+      } else {
+        exact_ = !f.v;
+      }
+    } else if (f.a && f.v) {
+      index = IndexId::Avet;
+      prefix = id_bytes(*f.a);
+      encode_value(prefix, *f.v);
+    } else if (f.a) {
+      index = IndexId::Aevt;
+      prefix = id_bytes(*f.a);
+    } else if (f.v && f.v->is(ValueKind::Ref)) {
+      index = IndexId::Vaet;
+      prefix = id_bytes(f.v->as_ref());
+    } else {
+      exact_ = !f.v;
+    }
+    const std::string end = prefix.empty() ? std::string() : prefix_successor(prefix);
+    // The scan ends before its reader writes again, so it may read ahead.
+    DATALOG_RETURN_IF_ERROR(scan_.start(env, txn, index, prefix, end, view, DatomScan::ReadAhead::Snapshot));
+    return skip_mismatches();
+  }
+  bool at_end() const override { return scan_.at_end(); }
+  const Datom& datom() const override { return scan_.datom(); }
+  Status next() override {
+    DATALOG_RETURN_IF_ERROR(scan_.next());
+    return skip_mismatches();
+  }
+
+ private:
+  Status skip_mismatches() {
+    while (!exact_ && !scan_.at_end()) {
+      const Datom& d = scan_.datom();
+      if ((!filter_.v || d.v == *filter_.v) && (!filter_.a || d.a == *filter_.a)) break;
+      DATALOG_RETURN_IF_ERROR(scan_.next());
+    }
+    return Status::OK();
+  }
+
+  DatomFilter filter_;
+  bool exact_ = true;
+  DatomScan scan_;
+};
+
+}  // namespace
+
+Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
+                                std::unique_ptr<DatomCursor>* out) {
+  auto cursor = std::make_unique<FilteredScan>();
+  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, view));
+  *out = std::move(cursor);
+  return Status::OK();
+}
+
 Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
                          const std::function<bool(const Datom&)>& each) {
-  IndexId index = IndexId::Eavt;
-  std::string prefix;
-  bool exact = true;  // the key range holds only matching datoms
-  if (f.e) {
-    prefix = id_bytes(*f.e);
-    if (f.a) {
-      prefix += id_bytes(*f.a);
-      if (f.v) encode_value(prefix, *f.v);
-    } else {
-      exact = !f.v;
-    }
-  } else if (f.a && f.v) {
-    index = IndexId::Avet;
-    prefix = id_bytes(*f.a);
-    encode_value(prefix, *f.v);
-  } else if (f.a) {
-    index = IndexId::Aevt;
-    prefix = id_bytes(*f.a);
-  } else if (f.v && f.v->is(ValueKind::Ref)) {
-    index = IndexId::Vaet;
-    prefix = id_bytes(f.v->as_ref());
-  } else {
-    exact = !f.v;
-  }
-  const std::string end = prefix.empty() ? std::string() : prefix_successor(prefix);
-  DatomScan s;
-  // The scan ends before the caller writes again (callbacks only read), so it may read ahead.
-  DATALOG_RETURN_IF_ERROR(s.start(env_, txn(), index, prefix, end, view, DatomScan::ReadAhead::Snapshot));
+  FilteredScan s;
+  DATALOG_RETURN_IF_ERROR(s.start(env_, txn(), f, view));
   while (!s.at_end()) {
-    const Datom& d = s.datom();
-    if (exact || ((!f.v || d.v == *f.v) && (!f.a || d.a == *f.a))) {
-      if (!each(d)) return Status::OK();
-    }
+    if (!each(s.datom())) return Status::OK();
     DATALOG_RETURN_IF_ERROR(s.next());
   }
   return Status::OK();

@@ -26,6 +26,8 @@ class GraphAccess final : public GraphWriter {
 
   Status scan(const DatomFilter& filter, const TimeView& view,
               const std::function<bool(const Datom&)>& each) override;
+  Status open_cursor(const DatomFilter& filter, const TimeView& view,
+                     std::unique_ptr<DatomCursor>* out) override;
   double estimate(const DatomFilter& filter) override;
   Status entity_of(const Value& ident, std::optional<EntityId>* out) override;
   Status ident_of(EntityId id, std::optional<Value>* out) override;

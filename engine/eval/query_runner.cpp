@@ -211,6 +211,11 @@ void substitute_variables(std::vector<ast::Clause>& clauses, const std::map<std:
   }
 }
 
+Status query_time_view(GraphReader& graph, const ast::Query& query,
+                       const std::map<std::string, Value>& slots, std::int64_t now_ms, TimeView* view) {
+  return time_view(graph, query, slots, now_ms, view);
+}
+
 Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
                         ast::Query* out) {
   *out = query;

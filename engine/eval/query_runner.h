@@ -44,6 +44,10 @@ struct QueryResult {
 Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<ast::Rule>& rules,
                  const QueryInputs& inputs, const RunOptions& options, QueryResult* result);
 
+// The time view a query asks for (:as-of, :valid-at, their slots; valid at now_ms by default).
+Status query_time_view(GraphReader& graph, const ast::Query& query,
+                       const std::map<std::string, Value>& slots, std::int64_t now_ms, TimeView* view);
+
 // The query with every slot replaced by its value (an error names a missing slot).
 Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
                         ast::Query* out);

@@ -1,0 +1,148 @@
+#include "engine/eval/query_stream.h"
+
+#include <fmt/format.h>
+
+#include "engine/eval/expression_eval.h"
+#include "engine/eval/temporal_metadata.h"
+
+namespace datalog::eval {
+
+namespace {
+
+const ast::Variable* variable_of(const ast::Term& t) { return std::get_if<ast::Variable>(&t); }
+
+// A constant value that matches only itself in a scan (an ident keyword or uuid also matches the
+// entity it names, a ref its ident, and a float its neighbours within epsilon).
+bool matches_only_itself(const Value& v) {
+  switch (v.kind()) {
+    case ValueKind::String:
+    case ValueKind::Integer:
+    case ValueKind::Boolean:
+    case ValueKind::Instant:
+    case ValueKind::Bytes: return true;
+    default: return false;
+  }
+}
+
+bool is_plain_filter(const ast::ExprClause& c) {
+  return !c.out && c.expr.op != "get-else" && c.expr.op != "missing?" && c.expr.op != "ground";
+}
+
+}  // namespace
+
+Status QueryStream::open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
+                         const RunOptions& options, std::unique_ptr<QueryStream>* out) {
+  out->reset();
+  if (!inputs.bindings.empty() || !query.in.empty()) return Status::OK();
+  for (const auto& f : query.find) {
+    if (f.kind != ast::FindElement::Kind::Variable || f.var.is_wildcard()) return Status::OK();
+  }
+  TimeView view;
+  DATALOG_RETURN_IF_ERROR(query_time_view(graph, query, inputs.slots, options.now_ms, &view));
+  Limits limits = options.limits;
+  if (query.max_results) limits.max_results = *query.max_results;
+  std::unique_ptr<QueryStream> stream(new QueryStream(graph, view, limits));
+  stream->ctx_.set_interrupt(options.interrupted);
+  stream->ctx_.set_external_functions(options.external);
+  ast::Query bound;
+  DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &bound));
+  bool streams = false;
+  DATALOG_RETURN_IF_ERROR(stream->start(std::move(bound), &streams));
+  if (streams) *out = std::move(stream);
+  return Status::OK();
+}
+
+// Checks the query's shape and opens the scan; *streams is false for any other shape.
+Status QueryStream::start(ast::Query bound, bool* streams) {
+  *streams = false;
+  query_ = std::move(bound);
+  const ast::Pattern* pattern = nullptr;
+  for (const auto& clause : query_.where) {
+    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
+      if (pattern || is_pseudo_pattern(*p)) return Status::OK();
+      pattern = p;
+    } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && is_plain_filter(*e)) {
+      filters_.push_back(e);
+    } else {
+      return Status::OK();
+    }
+  }
+  if (!pattern) return Status::OK();
+  const auto* attribute = std::get_if<Value>(&pattern->a);
+  if (!attribute) return Status::OK();
+  const ast::Variable* e_var = variable_of(pattern->e);
+  const ast::Variable* v_var = variable_of(pattern->v);
+  if (e_var && v_var && !e_var->is_wildcard() && e_var->name == v_var->name) return Status::OK();
+  const auto* v_constant = std::get_if<Value>(&pattern->v);
+  if (v_constant && !matches_only_itself(*v_constant)) return Status::OK();
+
+  DatomFilter filter;
+  std::optional<EntityId> a;
+  DATALOG_RETURN_IF_ERROR(ctx_.as_attribute(*attribute, &a));
+  filter.a = a;
+  if (const auto* e_constant = std::get_if<Value>(&pattern->e)) {
+    DATALOG_RETURN_IF_ERROR(ctx_.as_entity(*e_constant, &filter.e));
+    if (!filter.e) empty_ = true;
+  }
+  if (!a) empty_ = true;
+  if (v_constant) filter.v = *v_constant;
+  if (e_var && !e_var->is_wildcard()) {
+    entity_column_ = 0;
+    scope_.vars.push_back(e_var->name);
+  }
+  if (v_var && !v_var->is_wildcard()) {
+    value_column_ = static_cast<int>(scope_.vars.size());
+    scope_.vars.push_back(v_var->name);
+  }
+  for (const auto& f : query_.find) {
+    const int column = scope_.column(f.var.name);
+    if (column < 0) return Status::OK();  // the analyzer rejects this; run_query says how
+    find_columns_.push_back(column);
+  }
+  current_.assign(scope_.vars.size(), Value::nil());
+  *streams = true;
+  if (empty_) return Status::OK();
+  return ctx_.graph().open_cursor(filter, ctx_.view(), &cursor_);
+}
+
+Status QueryStream::passes_filters(bool* keep) {
+  *keep = true;
+  std::vector<Value> produced;
+  for (const ast::ExprClause* filter : filters_) {
+    produced.clear();
+    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, *filter, scope_, current_, &produced));
+    if (produced.empty()) {
+      *keep = false;
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Status QueryStream::next(Row* row, bool* done) {
+  *done = true;
+  if (empty_) return Status::OK();
+  while (!cursor_->at_end()) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    const Datom& d = cursor_->datom();
+    if (entity_column_ >= 0) current_[static_cast<std::size_t>(entity_column_)] = Value::ref(d.e);
+    if (value_column_ >= 0) current_[static_cast<std::size_t>(value_column_)] = d.v;
+    DATALOG_RETURN_IF_ERROR(cursor_->next());
+    bool keep = true;
+    DATALOG_RETURN_IF_ERROR(passes_filters(&keep));
+    if (!keep) continue;
+    if (++produced_ > ctx_.limits().max_results) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("Max query results ({}) exceeded.", ctx_.limits().max_results));
+    }
+    row->resize(find_columns_.size());
+    for (std::size_t i = 0; i < find_columns_.size(); ++i) {
+      (*row)[i] = current_[static_cast<std::size_t>(find_columns_[i])];
+    }
+    *done = false;
+    return Status::OK();
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::eval

@@ -1,0 +1,55 @@
+// engine/eval/query_stream.h: query results that stream — rows taken straight off one index scan,
+// one at a time, instead of being collected before the first is returned.
+//
+// A query streams when its plan is a single scan: one pattern, plus filter expressions over the
+// pattern's variables, with plain :find variables. So no rules, :in bindings, aggregates, windows
+// or pull; the pattern's attribute is a constant, no variable repeats in it, and its value is a
+// variable or a constant no ident could stand for (not a keyword, uuid, ref or float, which match
+// more than themselves). Everything else runs through run_query (query_runner.h), with the same
+// results. A streamed query stops early when its reader stops asking, and holds one row at a
+// time; :max-results still counts the rows, and sqlite3_interrupt is polled as the scan goes.
+// Rows come in index order.
+//
+// The stream reads through the GraphReader it was opened on, which must outlive it and must not
+// write while it is open. Thread safety: none; one reader at a time.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/ast.h"
+#include "engine/eval/eval_context.h"
+#include "engine/eval/query_runner.h"
+#include "engine/eval/relation.h"
+#include "engine/storage.h"
+
+namespace datalog::eval {
+
+class QueryStream {
+ public:
+  // *out stays null when the query cannot stream (run it with run_query instead).
+  static Status open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
+                     const RunOptions& options, std::unique_ptr<QueryStream>* out);
+
+  // The next row of the result into *row, or *done when there are no more.
+  Status next(Row* row, bool* done);
+
+ private:
+  QueryStream(GraphReader& graph, const TimeView& view, const Limits& limits)
+      : ctx_(graph, view, limits) {}
+  Status start(ast::Query bound, bool* streams);
+  Status passes_filters(bool* keep);
+
+  EvalContext ctx_;
+  ast::Query query_;                 // slots substituted; the filters point into it
+  std::vector<const ast::ExprClause*> filters_;
+  Relation scope_;                   // the pattern's variables: what filters and :find read
+  Row current_;                      // scope_'s values for the datom under the cursor
+  int entity_column_ = -1, value_column_ = -1;  // in scope_
+  std::vector<int> find_columns_;    // :find element -> scope_ column
+  std::unique_ptr<DatomCursor> cursor_;
+  bool empty_ = false;               // a constant named nothing: no rows
+  std::int64_t produced_ = 0;
+};
+
+}  // namespace datalog::eval

@@ -1,0 +1,133 @@
+#include "extension/query_results.h"
+
+#include "engine/analyzer.h"
+#include "engine/script_runner.h"
+#include "engine/time_text.h"
+#include "extension/sql_values.h"
+
+namespace datalog::ext {
+
+namespace {
+
+bool calls_rules(const std::vector<ast::Clause>& clauses) {
+  for (const auto& clause : clauses) {
+    if (std::holds_alternative<ast::RuleCall>(clause.node)) return true;
+    if (const auto* n = std::get_if<ast::Not>(&clause.node); n && calls_rules(n->body)) return true;
+    if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
+      for (const auto& branch : o->branches) {
+        if (calls_rules(branch)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void QueryResults::close() {
+  stream_.reset();
+  sql_functions_.reset();
+  probe_.reset();
+  reading_.reset();
+  rows_.clear();
+  names_.clear();
+  pos_ = 0;
+  at_end_ = true;
+}
+
+Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& query,
+                          const eval::QueryInputs& inputs) {
+  close();
+  std::unique_ptr<GraphReading> reading;
+  DATALOG_RETURN_IF_ERROR(GraphReading::open(session, &reading));
+  std::vector<ast::Rule> rules;
+  if (calls_rules(query.where)) {
+    DATALOG_RETURN_IF_ERROR(load_rules(reading->access(), &rules));
+    DATALOG_RETURN_IF_ERROR(check_rule_calls(query, rules));
+  }
+  const bool on_snapshot = !(session.writer() && session.writer()->open());
+  if (!on_snapshot || !rules.empty()) return evaluate(db, std::move(reading), query, rules, inputs);
+
+  probe_ = std::make_unique<InterruptProbe>(db);
+  sql_functions_ = std::make_unique<SqlFunctions>(db);
+  eval::RunOptions options;
+  options.now_ms = now_ms();
+  options.interrupted = [probe = probe_.get()] { return probe->interrupted(); };
+  options.external = sql_functions_.get();
+  DATALOG_RETURN_IF_ERROR(eval::QueryStream::open(reading->access(), query, inputs, options, &stream_));
+  if (!stream_) {
+    probe_.reset();
+    sql_functions_.reset();
+    return evaluate(db, std::move(reading), query, rules, inputs);
+  }
+  reading_ = std::move(reading);
+  at_end_ = false;
+  return next();
+}
+
+Status QueryResults::evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading, const ast::Query& query,
+                              const std::vector<ast::Rule>& rules, const eval::QueryInputs& inputs) {
+  InterruptProbe probe(db);
+  SqlFunctions sql_functions(db);
+  eval::RunOptions options;
+  options.now_ms = now_ms();
+  options.interrupted = [&probe] { return probe.interrupted(); };
+  options.external = &sql_functions;
+  eval::QueryResult result;
+  DATALOG_RETURN_IF_ERROR(eval::run_query(reading->access(), query, rules, inputs, options, &result));
+  rows_ = std::move(result.rows);
+  for (const auto& row : rows_) {
+    for (const Value& v : row) {
+      if (!v.is(ValueKind::Ref) || names_.count(v.as_ref())) continue;
+      std::optional<Value> name;
+      DATALOG_RETURN_IF_ERROR(reading->access().ident_of(v.as_ref(), &name));
+      names_.emplace(v.as_ref(), std::move(name));
+    }
+  }
+  pos_ = 0;
+  at_end_ = rows_.empty();
+  return Status::OK();
+}
+
+Status QueryResults::next() {
+  if (!stream_) {
+    at_end_ = ++pos_ >= rows_.size();
+    return Status::OK();
+  }
+  bool done = true;
+  const Status st = stream_->next(&current_, &done);
+  if (!st.ok() || done) {
+    at_end_ = true;
+    // Let the snapshot go as soon as the scan ends.
+    stream_.reset();
+    current_.clear();
+    reading_.reset();
+  }
+  return st;
+}
+
+Status QueryResults::name_of(EntityId id, std::optional<Value>* out) {
+  if (reading_) return reading_->access().ident_of(id, out);
+  auto it = names_.find(id);
+  if (it != names_.end()) *out = it->second;
+  return Status::OK();
+}
+
+void QueryResults::result_cell(sqlite3_context* ctx, const Value& v) {
+  result_value(ctx, v, [this](EntityId id, std::optional<Value>* name) { return name_of(id, name); });
+}
+
+std::string QueryResults::row_edn() {
+  std::string text = "[";
+  const eval::Row& r = row();
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (i) text += ' ';
+    const Value& v = r[i];
+    std::optional<Value> name;
+    if (v.is(ValueKind::Ref)) name_of(v.as_ref(), &name);
+    text += name ? name->to_edn() : v.to_edn();
+  }
+  return text + "]";
+}
+
+}  // namespace datalog::ext
