@@ -7,16 +7,13 @@
 #include "lmdb_store/meta.h"
 #include "lmdb_store/stored_value.h"
 #include "lmdb_store/tx_log_format.h"
+#include "lmdb_store/mdb_values.h"
 #include "engine/uuid_text.h"
 
 namespace datalog::store {
 
 namespace {
 
-MDB_val as_val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
-std::string_view as_view(const MDB_val& v) {
-  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
-}
 std::string id_key(EntityId id) {
   std::string k;
   put_i64(k, id);

@@ -4,25 +4,11 @@
 
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/key_coding.h"
+#include "lmdb_store/mdb_values.h"
 
 namespace datalog::store {
 
 namespace {
-
-MDB_val as_val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
-std::string_view as_view(const MDB_val& v) {
-  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
-}
-
-MDB_dbi table_of(const Tables& t, IndexId index) {
-  switch (index) {
-    case IndexId::Eavt: return t.eavt;
-    case IndexId::Aevt: return t.aevt;
-    case IndexId::Avet: return t.avet;
-    case IndexId::Vaet: return t.vaet;
-  }
-  return t.eavt;
-}
 
 // An LMDB cursor for the length of one fill(). The scan keeps none between calls: LMDB frees
 // the cursors of a write transaction, or of a savepoint level, when it ends, so a cursor kept

@@ -6,16 +6,13 @@
 
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/key_coding.h"
+#include "lmdb_store/mdb_values.h"
 
 namespace datalog::store {
 
 namespace {
 
 constexpr std::string_view kMagicText = "sqlite-datalog graph";
-
-MDB_val as_val(std::string_view s) {
-  return MDB_val{s.size(), const_cast<char*>(s.data())};
-}
 
 Status put_if_missing(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string_view value) {
   MDB_val k = as_val(key);

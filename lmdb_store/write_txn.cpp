@@ -9,25 +9,11 @@
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/meta.h"
 #include "lmdb_store/tx_log_format.h"
+#include "lmdb_store/mdb_values.h"
 
 namespace datalog::store {
 
 namespace {
-
-MDB_val as_val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
-std::string_view as_view(const MDB_val& v) {
-  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
-}
-
-MDB_dbi table_of(const Tables& t, IndexId index) {
-  switch (index) {
-    case IndexId::Eavt: return t.eavt;
-    case IndexId::Aevt: return t.aevt;
-    case IndexId::Avet: return t.avet;
-    case IndexId::Vaet: return t.vaet;
-  }
-  return t.eavt;
-}
 
 // Length of the key prefix whose first appearance is counted in statistics: an entity (eavt),
 // an (attribute, entity) pair (aevt), an (attribute, value) pair (avet).

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ast_text.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/value_hash.h"
@@ -41,24 +42,6 @@ void expr_variables(const ast::Expr& e, std::vector<std::string>& out) {
 
 void term_variable(const ast::Term& t, std::vector<std::string>& out) {
   if (const auto* v = as_var(t)) add_unique(out, v->name);
-}
-
-std::string term_text(const ast::Term& t) {
-  if (const auto* v = std::get_if<ast::Variable>(&t)) return v->name;
-  if (const auto* s = std::get_if<ast::Slot>(&t)) return "$" + s->name;
-  return std::get<Value>(t).to_edn();
-}
-
-std::string expr_text(const ast::Expr& e) {
-  std::string s = "(" + e.op;
-  for (const auto& arg : e.args) {
-    s += ' ';
-    if (const auto* v = std::get_if<ast::Variable>(&arg)) s += v->name;
-    else if (const auto* c = std::get_if<Value>(&arg)) s += c->to_edn();
-    else if (const auto* sl = std::get_if<ast::Slot>(&arg)) s += "$" + sl->name;
-    else if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) s += expr_text(**sub);
-  }
-  return s + ")";
 }
 
 // Rows keyed by some of their values, compared as entities where needed.
@@ -122,47 +105,6 @@ std::vector<std::string> clause_binds(const ast::Clause& clause) {
     return out;
   }
   return clause_variables(clause);
-}
-
-std::string clause_text(const ast::Clause& clause) {
-  return std::visit(
-      [&](const auto& c) -> std::string {
-        using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, ast::Pattern>) {
-          return fmt::format("[{} {} {}]", term_text(c.e), term_text(c.a), term_text(c.v));
-        } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
-          return "[" + expr_text(c.expr) + (c.out ? " " + c.out->name : std::string()) + "]";
-        } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
-          std::string s = "(" + c.name;
-          for (const auto& a : c.args) s += " " + term_text(a);
-          return s + ")";
-        } else if constexpr (std::is_same_v<T, ast::Not>) {
-          std::string s = c.is_join ? "(not-join [" : "(not";
-          if (c.is_join) {
-            for (std::size_t i = 0; i < c.join_vars.size(); ++i) s += (i ? " " : "") + c.join_vars[i].name;
-            s += "]";
-          }
-          for (const auto& b : c.body) s += " " + clause_text(b);
-          return s + ")";
-        } else {
-          std::string s = c.is_join ? "(or-join [" : "(or";
-          if (c.is_join) {
-            for (std::size_t i = 0; i < c.join_vars.size(); ++i) s += (i ? " " : "") + c.join_vars[i].name;
-            s += "]";
-          }
-          for (const auto& branch : c.branches) {
-            if (branch.size() == 1) {
-              s += " " + clause_text(branch[0]);
-            } else {
-              s += " (and";
-              for (const auto& b : branch) s += " " + clause_text(b);
-              s += ")";
-            }
-          }
-          return s + ")";
-        }
-      },
-      clause.node);
 }
 
 // --- choosing the next clause ---------------------------------------------------------------------
@@ -364,7 +306,7 @@ Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth,
     st = apply_rule_call(*c, rel);
   }
   if (trace_) {
-    trace_->steps.push_back(TraceStep{clause_text(clause), shown_access, estimate, rel.rows.size(), depth});
+    trace_->steps.push_back(TraceStep{format_clause(clause), shown_access, estimate, rel.rows.size(), depth});
   }
   return st;
 }
