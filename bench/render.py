@@ -15,6 +15,7 @@ Exits non-zero when the input is not a complete run (the CI smoke test relies on
 Standard library only; run it with /usr/bin/python3.
 """
 import argparse
+import pathlib
 import json
 import math
 import os
@@ -296,7 +297,7 @@ def markdown(run, derived, rerun):
         w(f"**Note:** {m['note']}\n")
     w("## How to rerun\n")
     w("```sh\n" + rerun + "\n```\n")
-    w("`bench/run.sh` builds the program, runs it (about 6 minutes for the full run on a 2-core machine; `--quick` in")
+    w("`bench/run.sh` builds the program, runs it (about 3 minutes for the full run on this 2-core machine; `--quick` in")
     w("under a minute), writes `bench/results/<date>.json` and renders this page and `docs/plots/`.")
     w("Run it on a quiet machine: other load shows up in every figure.\n")
     w("## What is measured\n")
@@ -341,6 +342,9 @@ def markdown(run, derived, rerun):
         for r in errors:
             w(f"- error: {r['group']}/{r['workload']} at {fmt_size(r['size'])} ({r['impl']}): {r['error']}")
         w("")
+    analysis = pathlib.Path(__file__).with_name("ANALYSIS.md")
+    if analysis.exists():
+        w(analysis.read_text().rstrip() + "\n")
     w("## Read workloads\n")
     w("Median per call (min–max); ratio = sqlite-datalog / plain SQLite; growth = log-log slope of the")
     w("named path's median from the previous size. *Minigraf: its published median for the same")

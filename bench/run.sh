@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the workload benchmark, then renders the report and the plots.
 #
-#   bench/run.sh           full run (about 6 minutes on a 2-core machine): writes
+#   bench/run.sh           full run (about 3 minutes on a 2-core machine): writes
 #                          bench/results/<date>.json, docs/BENCHMARKS.md and docs/plots/*.png
 #   bench/run.sh --quick   smoke run (under a minute): the same outputs under build/bench-quick/,
 #                          so a quick run never replaces the published report
