@@ -48,7 +48,7 @@ Status GraphSession::share_snapshot(std::shared_ptr<Snapshot>* out) {
   }
   MDB_txn* txn = nullptr;
   DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
-  auto fresh = std::make_shared<Snapshot>(*env_, txn);
+  auto fresh = std::make_shared<Snapshot>(env_, txn);
   snapshot_ = fresh;
   *out = std::move(fresh);
   return Status::OK();

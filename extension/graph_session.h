@@ -59,14 +59,15 @@ class GraphSession {
   // A read snapshot: ends its LMDB read transaction when its last holder lets go.
   class Snapshot {
    public:
-    Snapshot(store::GraphEnv& env, MDB_txn* txn) : env_(env), txn_(txn) {}
-    ~Snapshot() { env_.end_read(txn_); }
+    // Holds the graph open: a cursor may keep its snapshot after its table is gone.
+    Snapshot(std::shared_ptr<store::GraphEnv> env, MDB_txn* txn) : env_(std::move(env)), txn_(txn) {}
+    ~Snapshot() { env_->end_read(txn_); }
     Snapshot(const Snapshot&) = delete;
     Snapshot& operator=(const Snapshot&) = delete;
     MDB_txn* txn() const { return txn_; }
 
    private:
-    store::GraphEnv& env_;
+    std::shared_ptr<store::GraphEnv> env_;
     MDB_txn* txn_;
   };
   // The snapshot readers share now: the current one while any reader holds it, else a new one.
