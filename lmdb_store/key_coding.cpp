@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 namespace datalog::store {
 
@@ -67,8 +68,8 @@ void put_i64(std::string& out, std::int64_t x) {
 
 std::uint64_t get_u64(std::string_view in) {
   std::uint64_t x = 0;
-  for (int i = 0; i < 8; ++i) x = (x << 8) | static_cast<std::uint8_t>(in[i]);
-  return x;
+  std::memcpy(&x, in.data(), 8);  // one load and a byte swap: scans decode several per fact
+  return std::endian::native == std::endian::big ? x : __builtin_bswap64(x);
 }
 
 std::int64_t get_i64(std::string_view in) { return static_cast<std::int64_t>(get_u64(in) ^ kSignBit); }

@@ -11,6 +11,7 @@
 
 #include "engine/ast_text.h"
 #include "engine/eval/expression_eval.h"
+#include "engine/eval/key_index.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/value_hash.h"
 
@@ -44,21 +45,30 @@ void term_variable(const ast::Term& t, std::vector<std::string>& out) {
   if (const auto* v = as_var(t)) add_unique(out, v->name);
 }
 
-// Rows keyed by some of their values, compared as entities where needed.
-using KeyIndex = std::unordered_map<Row, std::vector<std::size_t>, RowHash>;
-
 Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
                              const std::vector<std::string>& names) {
   Relation out;
   out.vars = names;
-  std::unordered_set<Row, RowHash> seen;
+  // The set holds positions in out.rows, so each distinct row is allocated once, where it stays.
+  auto hash = [&](std::size_t i) { return RowHash{}(out.rows[i]); };
+  auto equal = [&](std::size_t i, std::size_t j) { return out.rows[i] == out.rows[j]; };
+  std::unordered_set<std::size_t, decltype(hash), decltype(equal)> seen(rel.rows.size(), hash, equal);
   for (const Row& row : rel.rows) {
-    Row key;
+    Row& key = out.rows.emplace_back();
     key.reserve(cols.size());
     for (int c : cols) key.push_back(row[static_cast<std::size_t>(c)]);
-    if (seen.insert(key).second) out.rows.push_back(std::move(key));
+    if (!seen.insert(out.rows.size() - 1).second) out.rows.pop_back();
   }
   return out;
+}
+
+// A copy of row widened to width columns (the new ones nil), in one allocation.
+Row widened(const Row& row, std::size_t width) {
+  Row next;
+  next.reserve(width);
+  next.insert(next.end(), row.begin(), row.end());
+  next.resize(width);
+  return next;
 }
 
 }  // namespace
@@ -413,8 +423,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
 
   // Extends row with a match, checking repeated variables; false when they disagree.
   auto extend = [&](const Row& row, const Match& m, Row& next) -> Status {
-    next = row;
-    next.resize(out.vars.size());
+    next = widened(row, out.vars.size());
     if (meta_order >= 0) {
       Value& last = next[static_cast<std::size_t>(meta_order)];
       if (last.is(ValueKind::Nil) || last.as_integer() < order) {  // the textually last one wins
@@ -476,17 +485,21 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     } else {
       DATALOG_RETURN_IF_ERROR(collect(f));
     }
-    KeyIndex index;
-    for (std::size_t m = 0; m < matches.size(); ++m) {
-      Row key;
-      if (slots[0].kind == Slot::Kind::Bound) key.push_back(Value::ref(matches[m].e));
-      if (slots[1].kind == Slot::Kind::Bound) key.push_back(Value::ref(matches[m].a));
-      if (slots[2].kind == Slot::Kind::Bound) key.push_back(ctx_.join_key(matches[m].v));
-      index[std::move(key)].push_back(m);
+    std::size_t width = 0;
+    for (const Slot& s : slots) width += s.kind == Slot::Kind::Bound ? 1 : 0;
+    KeyIndex index(width);  // entry m is matches[m]
+    Row key;  // reused: building and probing allocate only the index's own buffers
+    for (const Match& m : matches) {
+      key.clear();
+      if (slots[0].kind == Slot::Kind::Bound) key.push_back(Value::ref(m.e));
+      if (slots[1].kind == Slot::Kind::Bound) key.push_back(Value::ref(m.a));
+      if (slots[2].kind == Slot::Kind::Bound) key.push_back(ctx_.join_key(m.v));
+      index.add(key);
     }
+    index.build();
     for (const Row& row : rel.rows) {
       DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
-      Row key;
+      key.clear();
       bool possible = true;
       for (int i = 0; i < 3 && possible; ++i) {
         if (slots[i].kind != Slot::Kind::Bound) continue;
@@ -501,9 +514,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
         else key.push_back(Value::ref(*id));
       }
       if (!possible) continue;
-      auto it = index.find(key);
-      if (it == index.end()) continue;
-      for (std::size_t m : it->second) {
+      for (std::uint32_t m = index.find(key); m != KeyIndex::kNone; m = index.next(m)) {
         DATALOG_RETURN_IF_ERROR(extend(row, matches[m], next));
         if (!next.empty() || out.vars.empty()) out.rows.push_back(std::move(next));
       }
@@ -515,9 +526,10 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   // Index lookups, once per distinct binding of the bound positions.
   std::unordered_map<Row, std::vector<Match>, RowHash> memo;
   std::vector<Value> alts;
+  Row key;  // reused for lookups; moved into the memo only on a miss
   for (const Row& row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
-    Row key;
+    key.clear();
     DatomFilter f;
     f.e = const_e;
     f.a = const_a;
@@ -548,7 +560,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       } else {
         DATALOG_RETURN_IF_ERROR(collect(f));
       }
-      it = memo.emplace(std::move(key), std::move(matches)).first;
+      it = memo.emplace(key, std::move(matches)).first;
       matches = {};
     }
     for (const Match& m : it->second) {
@@ -591,8 +603,8 @@ Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel) 
       } else if (out_bound) {
         if (ctx_.join_key(row[static_cast<std::size_t>(out_col)]) == ctx_.join_key(v)) out.rows.push_back(row);
       } else {
-        Row next = row;
-        next.push_back(std::move(v));
+        Row next = widened(row, row.size() + 1);
+        next.back() = std::move(v);
         out.rows.push_back(std::move(next));
       }
     }
@@ -626,17 +638,19 @@ Status BodyEvaluator::apply_not(const ast::Not& n, Relation& rel, int depth) {
   DATALOG_RETURN_IF_ERROR(evaluate(n.body, std::move(probe), &matched, depth + 1));
   std::vector<int> matched_cols;
   for (const auto& k : keys) matched_cols.push_back(matched.column(k));
-  std::unordered_set<Row, RowHash> excluded;
+  KeyIndex excluded(keys.size());
+  Row key;
   for (const Row& row : matched.rows) {
-    Row key;
+    key.clear();
     for (int c : matched_cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
-    excluded.insert(std::move(key));
+    excluded.add(key);
   }
+  excluded.build();
   std::vector<Row> kept;
   for (Row& row : rel.rows) {
-    Row key;
+    key.clear();
     for (int c : cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
-    if (!excluded.count(key)) kept.push_back(std::move(row));
+    if (!excluded.contains(key)) kept.push_back(std::move(row));
   }
   rel.rows = std::move(kept);
   return Status::OK();
@@ -695,25 +709,27 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
       branch_rows.insert(std::move(t));
     }
   }
-  KeyIndex index;
+  KeyIndex index(shared.size());  // entry t is tuples[t]
   std::vector<const Row*> tuples;
+  Row key;
   for (const Row& t : branch_rows) {
-    Row key;
+    key.clear();
     for (std::size_t i = 0; i < shared.size(); ++i) key.push_back(ctx_.join_key(t[i]));
-    index[std::move(key)].push_back(tuples.size());
+    index.add(key);
     tuples.push_back(&t);
   }
+  index.build();
   Relation out;
   out.vars = rel.vars;
   out.vars.insert(out.vars.end(), fresh.begin(), fresh.end());
   for (const Row& row : rel.rows) {
-    Row key;
+    key.clear();
     for (int c : cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
-    auto it = index.find(key);
-    if (it == index.end()) continue;
-    for (std::size_t t : it->second) {
-      Row next = row;
-      for (std::size_t i = shared.size(); i < union_vars.size(); ++i) next.push_back((*tuples[t])[i]);
+    for (std::uint32_t t = index.find(key); t != KeyIndex::kNone; t = index.next(t)) {
+      Row next = widened(row, out.vars.size());
+      for (std::size_t i = shared.size(); i < union_vars.size(); ++i) {
+        next[row.size() + i - shared.size()] = (*tuples[t])[i];
+      }
       out.rows.push_back(std::move(next));
     }
   }
@@ -773,8 +789,7 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     if (it == index.end()) continue;
     for (const Row* tuple : it->second) {
       const Row& t = *tuple;
-      Row next = row;
-      next.resize(out.vars.size());
+      Row next = widened(row, out.vars.size());
       bool ok = true;
       for (std::size_t i = 0; i < args.size() && ok; ++i) {
         if (args[i].kind == Slot::Kind::Free) next[static_cast<std::size_t>(args[i].column)] = t[i];

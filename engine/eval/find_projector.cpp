@@ -262,6 +262,10 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
     return Status(StatusCode::InvalidArgument,
                   fmt::format("Max query results ({}) exceeded.", limits.max_results));
   }
+  std::vector<std::size_t> columns(q.find.size(), 0);  // looked up once, not per row
+  for (std::size_t i = 0; i < q.find.size() && !has_aggregate; ++i) {
+    if (q.find[i].kind != Kind::Window) columns[i] = static_cast<std::size_t>(source.column(q.find[i].var.name));
+  }
   rows->reserve(source.rows.size());
   for (std::size_t r = 0; r < source.rows.size(); ++r) {
     Row row;
@@ -273,7 +277,7 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
       } else if (has_aggregate) {
         row.push_back(source.rows[r][i]);
       } else {
-        row.push_back(source.rows[r][static_cast<std::size_t>(source.column(f.var.name))]);
+        row.push_back(source.rows[r][columns[i]]);
       }
       if (f.kind == Kind::Pull) {
         const Value entity = row.back();
