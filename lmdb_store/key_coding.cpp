@@ -167,7 +167,17 @@ DecodedValue decode_value(std::string_view in) {
     case ValueKind::Bytes: {
       std::string text;
       std::size_t i = 0;
-      while (true) {
+      bool whole = false;
+      // Most texts have no escaped byte: take them whole, up to their end marker.
+      if (const std::size_t end = body.find(kTextEnd);
+          end != std::string_view::npos && end <= kInlineLimit &&
+          body.substr(0, end).find(kEscape) == std::string_view::npos &&
+          body.substr(0, end).find(kGiantMarker) == std::string_view::npos) {
+        text.assign(body.substr(0, end));
+        i = end + 1;
+        whole = true;
+      }
+      while (!whole) {
         if (i >= body.size()) return d;
         const char c = body[i];
         if (text.size() == kInlineLimit && c == kGiantMarker) {

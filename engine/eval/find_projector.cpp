@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -97,19 +98,25 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, const Relation& rel, Rel
     }
     return make_accumulators(ctx, q, agg_elems, &unknown, accs);
   };
+  // Rows find their group by hash (a reused key: no allocation per row); the ordered map only
+  // gives the groups their output order. Map nodes never move, so the pointers stay valid.
+  std::unordered_map<Row, Accumulators*, RowHash> by_hash;
+  const Value nil;
+  Row group_key;
   for (const Row& row : rel.rows) {
-    Row key;
-    key.reserve(group_cols.size());
-    for (int c : group_cols) key.push_back(row[static_cast<std::size_t>(c)]);
-    auto it = groups.find(key);
-    if (it == groups.end()) {
+    group_key.clear();
+    for (int c : group_cols) group_key.push_back(row[static_cast<std::size_t>(c)]);
+    auto found = by_hash.find(group_key);
+    if (found == by_hash.end()) {
       Accumulators accs;
       DATALOG_RETURN_IF_ERROR(new_accs(&accs));
-      it = groups.emplace(std::move(key), std::move(accs)).first;
+      auto it = groups.emplace(group_key, std::move(accs)).first;
+      found = by_hash.emplace(group_key, &it->second).first;
     }
+    Accumulators& accs = *found->second;
     for (std::size_t a = 0; a < agg_cols.size(); ++a) {
-      const Value v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : Value::nil();
-      DATALOG_RETURN_IF_ERROR(it->second[a]->add(v));
+      const Value& v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : nil;
+      DATALOG_RETURN_IF_ERROR(accs[a]->add(v));
     }
   }
   if (rel.rows.empty() && group_cols.empty()) {
