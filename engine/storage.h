@@ -19,11 +19,27 @@
 
 namespace datalog {
 
-// The parts of a datom a scan fixes. v is matched exactly (kind and value).
+// Values from low to high, both included, both of one kind; low > high holds nothing.
+struct ValueRange {
+  Value low, high;
+};
+
+// The parts of a datom a scan fixes. v is matched exactly (kind and value). When v_ranges is
+// not empty, only datoms whose value lies in one of the ranges match (ranges in the order of
+// their kinds, disjoint); with a fixed attribute and no entity they are scanned in AVET.
 struct DatomFilter {
   std::optional<EntityId> e;
   std::optional<EntityId> a;
   std::optional<Value> v;
+  std::vector<ValueRange> v_ranges;
+
+  bool in_v_ranges(const Value& value) const {
+    if (v_ranges.empty()) return true;
+    for (const ValueRange& r : v_ranges) {
+      if (value.kind() == r.low.kind() && !(value < r.low) && !(r.high < value)) return true;
+    }
+    return false;
+  }
 };
 
 // A rule as persisted in the graph: its name and its source text `(rule [...])`.

@@ -26,17 +26,26 @@ namespace {
 class FilteredScan final : public DatomCursor {
  public:
   Status start(GraphEnv& env, MDB_txn* txn, const DatomFilter& f, const TimeView& view) {
+    env_ = &env;
+    txn_ = txn;
+    view_ = view;
     filter_ = f;
+    if (!f.v_ranges.empty() && f.a && !f.e && !f.v) {
+      // Value ranges of one attribute: each range is one key range of AVET, in key order.
+      ranged_ = true;
+      range_ = 0;
+      return start_range();
+    }
     IndexId index = IndexId::Eavt;
     std::string prefix;
-    exact_ = true;  // the key range holds only matching datoms
+    exact_ = f.v_ranges.empty();  // the key range holds only matching datoms
     if (f.e) {
       prefix = id_bytes(*f.e);
       if (f.a) {
         prefix += id_bytes(*f.a);
         if (f.v) encode_value(prefix, *f.v);
       } else {
-        exact_ = !f.v;
+        exact_ = exact_ && !f.v;
       }
     } else if (f.a && f.v) {
       index = IndexId::Avet;
@@ -49,30 +58,58 @@ class FilteredScan final : public DatomCursor {
       index = IndexId::Vaet;
       prefix = id_bytes(f.v->as_ref());
     } else {
-      exact_ = !f.v;
+      exact_ = exact_ && !f.v;
     }
     const std::string end = prefix.empty() ? std::string() : prefix_successor(prefix);
     // The scan ends before its reader writes again, so it may read ahead.
     DATALOG_RETURN_IF_ERROR(scan_.start(env, txn, index, prefix, end, view, DatomScan::ReadAhead::Snapshot));
     return skip_mismatches();
   }
-  bool at_end() const override { return scan_.at_end(); }
+  bool at_end() const override { return done_ || scan_.at_end(); }
   const Datom& datom() const override { return scan_.datom(); }
   Status next() override {
     DATALOG_RETURN_IF_ERROR(scan_.next());
+    if (ranged_ && scan_.at_end()) {
+      ++range_;
+      return start_range();
+    }
     return skip_mismatches();
   }
 
  private:
+  // Starts the scan of the first range from range_ on that holds a datom; done_ after the last.
+  Status start_range() {
+    for (; range_ < filter_.v_ranges.size(); ++range_) {
+      const ValueRange& r = filter_.v_ranges[range_];
+      if (r.high < r.low) continue;
+      std::string low = id_bytes(*filter_.a), high = low;
+      encode_value(low, r.low);
+      encode_value(high, r.high);
+      DATALOG_RETURN_IF_ERROR(scan_.start(*env_, txn_, IndexId::Avet, low, prefix_successor(high),
+                                          view_, DatomScan::ReadAhead::Snapshot));
+      if (!scan_.at_end()) return Status::OK();
+    }
+    done_ = true;
+    return Status::OK();
+  }
+
   Status skip_mismatches() {
     while (!exact_ && !scan_.at_end()) {
       const Datom& d = scan_.datom();
-      if ((!filter_.v || d.v == *filter_.v) && (!filter_.a || d.a == *filter_.a)) break;
+      if ((!filter_.v || d.v == *filter_.v) && (!filter_.a || d.a == *filter_.a) &&
+          filter_.in_v_ranges(d.v)) {
+        break;
+      }
       DATALOG_RETURN_IF_ERROR(scan_.next());
     }
     return Status::OK();
   }
 
+  GraphEnv* env_ = nullptr;
+  MDB_txn* txn_ = nullptr;
+  TimeView view_;
+  bool ranged_ = false, done_ = false;
+  std::size_t range_ = 0;
   DatomFilter filter_;
   bool exact_ = true;
   DatomScan scan_;
@@ -146,6 +183,9 @@ double GraphAccess::estimate(const DatomFilter& f) {
     const AttributeStats& s = attribute_stats(*f.a);
     const double records = static_cast<double>(s.records);
     if (f.v) return std::max(records / std::max<double>(static_cast<double>(s.values), 1.0), 1.0);
+    // Without histograms, a range of values is taken to hold a third of the attribute (the
+    // classic default selectivity of an inequality).
+    if (!f.v_ranges.empty()) return std::max(records / 3.0, 1.0);
     return std::max(records, 1.0);
   }
   if (f.v && f.v->is(ValueKind::Ref)) return per_entity;

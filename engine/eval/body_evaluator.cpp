@@ -12,6 +12,7 @@
 #include "engine/ast_text.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/key_index.h"
+#include "engine/eval/value_ranges.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/value_hash.h"
 
@@ -125,6 +126,7 @@ struct BodyEvaluator::Candidate {
   double estimate = 0;
   bool hash_join = false;
   std::string access;
+  std::vector<ValueRange> v_ranges;  // a pattern's value bounds from the body's comparisons
 };
 
 namespace {
@@ -149,13 +151,17 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
   Relation rel = std::move(input);
   std::vector<bool> done(clauses.size(), false);
   std::size_t remaining = clauses.size();
+  // What each clause binds, worked out once: rule bodies are evaluated once per iteration.
+  std::vector<std::vector<std::string>> binds(clauses.size());
+  for (std::size_t i = 0; i < clauses.size(); ++i) binds[i] = clause_binds(clauses[i]);
+  const std::vector<const ast::ExprClause*> comparisons = comparison_filters(clauses);
   while (remaining > 0) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     // Variables that clauses still to run can bind.
     std::unordered_set<std::string> bindable;
     for (std::size_t i = 0; i < clauses.size(); ++i) {
       if (done[i]) continue;
-      for (const auto& v : clause_binds(clauses[i])) bindable.insert(v);
+      bindable.insert(binds[i].begin(), binds[i].end());
     }
     const double rows = static_cast<double>(rel.rows.size());
     Candidate best;
@@ -225,6 +231,10 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
           probe.v = whole.v = *cv;
         } else if (const auto* v = as_var(p->v); v && rel.binds(v->name)) {
           probe.v = Value::ref(0);
+        } else if (v && std::holds_alternative<Value>(p->a)) {
+          // The body's comparisons on a value this pattern binds narrow its scan (value_ranges.h).
+          c.v_ranges = value_ranges(v->name, comparisons);
+          probe.v_ranges = whole.v_ranges = c.v_ranges;
         }
         bool shares = false;
         for (const ast::Term* t : {&p->e, &p->a, &p->v}) {
@@ -288,7 +298,7 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
     }
     DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
                                   best.hash_join ? "hash" : best.access,
-                                  static_cast<int>(best.index)));
+                                  static_cast<int>(best.index), best.v_ranges));
     done[best.index] = true;
     --remaining;
   }
@@ -297,15 +307,17 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
 }
 
 Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
-                            const std::string& access, int order) {
+                            const std::string& access, int order,
+                            const std::vector<ValueRange>& v_ranges) {
   Status st;
   std::string shown_access = access;
   if (const auto* p = std::get_if<ast::Pattern>(&clause.node); p && is_pseudo_pattern(*p)) {
     st = apply_pseudo_pattern(ctx_, *p, rel);
     shown_access = "temporal metadata";
   } else if (p) {
-    st = apply_pattern(*p, rel, access == "hash", order);
+    st = apply_pattern(*p, rel, access == "hash", order, v_ranges);
     if (access == "hash") shown_access = "hash join (one scan)";
+    if (!v_ranges.empty()) shown_access += ", values in range";
   } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
     st = apply_expression(*e, rel);
   } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
@@ -343,7 +355,7 @@ struct Match {
 }  // namespace
 
 Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join,
-                                    int order) {
+                                    int order, const std::vector<ValueRange>& v_ranges) {
   // Classify e, a, v.
   Relation out;
   out.vars = rel.vars;
@@ -451,14 +463,18 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   };
 
   std::vector<Match> matches;
-  auto collect = [&](DatomFilter f) -> Status {
+  auto collect = [&](const DatomFilter& given) -> Status {
     // Float constants match within f64::EPSILON (§3): scan without the value, then compare.
+    const DatomFilter* f = &given;
+    DatomFilter without_value;
     std::optional<double> near;
-    if (f.v && f.v->is(ValueKind::Float)) {
-      near = f.v->as_float();
-      f.v.reset();
+    if (given.v && given.v->is(ValueKind::Float)) {
+      near = given.v->as_float();
+      without_value = given;
+      without_value.v.reset();
+      f = &without_value;
     }
-    return ctx_.graph().scan(f, ctx_.view(), [&](const Datom& d) {
+    return ctx_.graph().scan(*f, ctx_.view(), [&](const Datom& d) {
       if (near && !(d.v.is(ValueKind::Float) &&
                     std::fabs(d.v.as_float() - *near) <= std::numeric_limits<double>::epsilon())) {
         return true;
@@ -474,6 +490,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     DatomFilter f;
     f.e = const_e;
     f.a = const_a;
+    if (slots[2].kind == Slot::Kind::Free) f.v_ranges = v_ranges;
     if (slots[2].kind == Slot::Kind::Constant) f.v = slots[2].constant;
     std::vector<Value> alts;
     if (f.v) {
@@ -527,12 +544,14 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   std::unordered_map<Row, std::vector<Match>, RowHash> memo;
   std::vector<Value> alts;
   Row key;  // reused for lookups; moved into the memo only on a miss
+  DatomFilter f;
+  if (slots[2].kind == Slot::Kind::Free) f.v_ranges = v_ranges;
   for (const Row& row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     key.clear();
-    DatomFilter f;
     f.e = const_e;
     f.a = const_a;
+    f.v.reset();
     bool possible = true;
     for (int i = 0; i < 3 && possible; ++i) {
       if (slots[i].kind != Slot::Kind::Bound) continue;

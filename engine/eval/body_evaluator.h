@@ -49,8 +49,9 @@ class BodyEvaluator {
  private:
   struct Candidate;
   Status apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
-               const std::string& access, int order);
-  Status apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join, int order);
+               const std::string& access, int order, const std::vector<ValueRange>& v_ranges);
+  Status apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join, int order,
+                       const std::vector<ValueRange>& v_ranges);
   Status apply_expression(const ast::ExprClause& c, Relation& rel);
   Status apply_not(const ast::Not& n, Relation& rel, int depth);
   Status apply_or(const ast::Or& o, Relation& rel, int depth);

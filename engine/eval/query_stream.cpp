@@ -4,6 +4,7 @@
 
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/temporal_metadata.h"
+#include "engine/eval/value_ranges.h"
 
 namespace datalog::eval {
 
@@ -86,6 +87,10 @@ Status QueryStream::start(ast::Query bound, bool* streams) {
   }
   if (!a) empty_ = true;
   if (v_constant) filter.v = *v_constant;
+  if (v_var && !v_var->is_wildcard()) {
+    // The comparisons among the filters narrow the scan to the values that can pass them.
+    filter.v_ranges = value_ranges(v_var->name, comparison_filters(query_.where));
+  }
   if (e_var && !e_var->is_wildcard()) {
     entity_column_ = 0;
     scope_.vars.push_back(e_var->name);
