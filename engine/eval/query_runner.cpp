@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/eval/closure.h"
 #include "engine/eval/find_projector.h"
 #include "engine/eval/magic_sets.h"
 #include "engine/eval/rule_evaluator.h"
@@ -276,12 +277,14 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   Relation start = join_inputs(inputs.bindings);
   std::vector<ast::Rule> demand_rules;
   bool rewritten = false;
+  std::map<std::string, TupleSet> closures;  // calls answered by a walk (closure.h)
   if (!rules.empty()) {
     if (start.rows.size() == 1) {
       std::map<std::string, Value> known;
       for (std::size_t i = 0; i < start.vars.size(); ++i) known[start.vars[i]] = start.rows[0][i];
       substitute_variables(bound.where, known);
     }
+    DATALOG_RETURN_IF_ERROR(compute_closures(ctx, rules, bound.where, &closures, trace));
     std::vector<ast::Clause> where;
     DATALOG_RETURN_IF_ERROR(rewrite_for_demand(bound.where, rules, &where, &demand_rules, &rewritten));
     if (rewritten) bound.where = std::move(where);
@@ -289,10 +292,13 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   RuleEvaluator derived(ctx, rewritten ? demand_rules : rules);
   std::set<std::string> needed;
   collect_calls(bound.where, needed);
+  for (const auto& [name, set] : closures) needed.erase(name);
   if (!needed.empty()) DATALOG_RETURN_IF_ERROR(derived.derive(needed, trace));
+  DerivedLookup lookup = derived.lookup();
+  for (const auto& [name, set] : closures) lookup.set_full(name, &set);
 
   Relation bindings;
-  BodyEvaluator body(ctx, derived.lookup(), trace);
+  BodyEvaluator body(ctx, lookup, trace);
   DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, std::move(start), &bindings));
   return project_find(ctx, bound, bindings, &result->rows);
 }

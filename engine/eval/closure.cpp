@@ -1,0 +1,151 @@
+#include "engine/eval/closure.h"
+
+#include <optional>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "engine/eval/temporal_metadata.h"
+#include "engine/value_hash.h"
+
+namespace datalog::eval {
+
+namespace {
+
+const ast::Variable* var_of(const ast::Term& t) {
+  const auto* v = std::get_if<ast::Variable>(&t);
+  return v && !v->is_wildcard() ? v : nullptr;
+}
+
+bool is_var(const ast::Term& t, const ast::Variable* v) {
+  const ast::Variable* mine = var_of(t);
+  return mine && v && mine->name == v->name;
+}
+
+// The two distinct variables of a binary rule head.
+bool head_vars(const ast::Rule& r, const ast::Variable** x, const ast::Variable** y) {
+  if (r.head.size() != 2) return false;
+  *x = var_of(r.head[0]);
+  *y = var_of(r.head[1]);
+  return *x && *y && (*x)->name != (*y)->name;
+}
+
+// The attribute whose closure the rules named name define, when they have exactly the shape
+// closure.h describes.
+std::optional<Value> closure_attribute(const std::vector<ast::Rule>& rules, const std::string& name) {
+  const ast::Rule* base = nullptr;
+  const ast::Rule* step = nullptr;
+  int count = 0;
+  for (const auto& r : rules) {
+    if (r.name != name) continue;
+    ++count;
+    if (r.body.size() == 1) base = &r;
+    if (r.body.size() == 2) step = &r;
+  }
+  if (count != 2 || !base || !step) return std::nullopt;
+
+  const ast::Variable *x = nullptr, *y = nullptr;
+  if (!head_vars(*base, &x, &y)) return std::nullopt;
+  const auto* edge = std::get_if<ast::Pattern>(&base->body[0].node);
+  if (!edge || is_pseudo_pattern(*edge) || !is_var(edge->e, x) || !is_var(edge->v, y)) return std::nullopt;
+  const auto* attribute = std::get_if<Value>(&edge->a);
+  if (!attribute || !attribute->is(ValueKind::Keyword)) return std::nullopt;
+
+  const ast::Variable *from = nullptr, *to = nullptr;
+  if (!head_vars(*step, &from, &to)) return std::nullopt;
+  const ast::Pattern* hop = nullptr;
+  const ast::RuleCall* call = nullptr;
+  for (const auto& clause : step->body) {
+    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) hop = p;
+    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) call = c;
+  }
+  if (!hop || !call || call->name != name || call->args.size() != 2) return std::nullopt;
+  if (const auto* a = std::get_if<Value>(&hop->a); !a || !(*a == *attribute)) return std::nullopt;
+  // The middle node: a third variable, joining the hop and the recursive call.
+  const ast::Variable* middle = nullptr;
+  if (is_var(hop->e, from) && is_var(call->args[1], to)) {  // right-linear: hop, then (R mid to)
+    middle = var_of(hop->v);
+    if (!middle || !is_var(call->args[0], middle)) return std::nullopt;
+  } else if (is_var(call->args[0], from) && is_var(hop->v, to)) {  // left-linear: (R from mid), hop
+    middle = var_of(call->args[1]);
+    if (!middle || !is_var(hop->e, middle)) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (middle->name == from->name || middle->name == to->name) return std::nullopt;
+  return *attribute;
+}
+
+// Every node reachable from start over attribute edges, as (start, node) tuples of join keys.
+Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* out,
+            std::int64_t* levels) {
+  const Limits& limits = ctx.limits();
+  const Value start_key = ctx.join_key(start);
+  std::unordered_set<Value, ValueHash> reached;
+  std::vector<Value> frontier{start_key}, next;
+  DatomFilter edges;
+  edges.a = attribute;
+  for (*levels = 0; !frontier.empty(); ++*levels) {
+    if (*levels >= limits.max_iterations) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("Max iterations ({}) exceeded", limits.max_iterations));
+    }
+    DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
+    std::int64_t produced = 0;
+    next.clear();
+    for (const Value& node : frontier) {
+      std::optional<EntityId> e;
+      DATALOG_RETURN_IF_ERROR(ctx.as_entity(node, &e));
+      if (!e) continue;  // a value that names no entity leads nowhere
+      edges.e = *e;
+      DATALOG_RETURN_IF_ERROR(ctx.graph().scan(edges, ctx.view(), [&](const Datom& d) {
+        ++produced;
+        Value key = ctx.join_key(d.v);
+        if (reached.insert(key).second) next.push_back(std::move(key));
+        return true;
+      }));
+    }
+    if (produced > limits.max_derived_facts) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("Max derived facts per iteration ({}) exceeded", limits.max_derived_facts));
+    }
+    if (static_cast<std::int64_t>(reached.size()) > limits.max_results) {
+      return Status(StatusCode::InvalidArgument,
+                    fmt::format("Max query results ({}) exceeded.", limits.max_results));
+    }
+    frontier.swap(next);
+  }
+  for (const Value& node : reached) out->insert(Row{start_key, node});
+  return Status::OK();
+}
+
+}  // namespace
+
+Status compute_closures(EvalContext& ctx, const std::vector<ast::Rule>& rules,
+                        std::vector<ast::Clause>& where, std::map<std::string, TupleSet>* sets,
+                        Trace* trace) {
+  for (auto& clause : where) {
+    auto* call = std::get_if<ast::RuleCall>(&clause.node);
+    if (!call || call->args.size() != 2) continue;
+    const auto* start = std::get_if<Value>(&call->args[0]);
+    if (!start) continue;
+    const std::optional<Value> attribute = closure_attribute(rules, call->name);
+    if (!attribute) continue;
+    std::optional<EntityId> a;
+    DATALOG_RETURN_IF_ERROR(ctx.as_attribute(*attribute, &a));
+    TupleSet set;
+    std::int64_t levels = 0;
+    if (a) DATALOG_RETURN_IF_ERROR(walk(ctx, *a, *start, &set, &levels));
+    const std::string name = fmt::format("closure#{}#{}", call->name, sets->size());
+    if (trace) {
+      trace->steps.push_back(TraceStep{
+          fmt::format("({} {} ...): closure over {}", call->name, start->to_edn(), attribute->to_edn()),
+          fmt::format("breadth-first index lookups, {} levels", levels), 0, set.size(), 0});
+    }
+    (*sets)[name] = std::move(set);
+    call->name = name;
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::eval
