@@ -67,20 +67,24 @@ Status DatomScan::fill() {
   // stops at its first row reads little and a long one seeks rarely.
   const std::size_t batch = std::min(batch_, max_batch_);
   batch_ = std::min(batch_ * 2, max_batch_);
+  // Keys are read in place: LMDB's pages stay put until the transaction writes or ends, which
+  // cannot happen during this call. Only the last fact read is copied, to resume after it.
+  std::string_view last_fact;
+  bool read_any = false;
   while (ready_.size() < batch && !exhausted_) {
     if (rc == MDB_NOTFOUND) {
       exhausted_ = true;
-      return Status::OK();
+      break;
     }
     if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read index");
     std::string_view key = as_view(k);
     if (!end_.empty() && key >= std::string_view(end_)) {
       exhausted_ = true;
-      return Status::OK();
+      break;
     }
+    if (key.size() < kTxSuffix) return Status(StatusCode::Corrupt, "an index key is malformed");
     // Read every record of this fact.
-    fact_.assign(key.substr(0, key.size() - kTxSuffix));
-    const std::string_view fact = fact_;
+    const std::string_view fact = key.substr(0, key.size() - kTxSuffix);
     group_.clear();
     bool giant = false;
     std::uint64_t hash = 0;
@@ -97,17 +101,21 @@ Status DatomScan::fill() {
       rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
     }
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");
-    // Resume after this fact. A fact whose key is all 0xFF bytes (a vaet key of e = a = r =
-    // INT64_MAX) has no successor: nothing follows it, and an empty resume_ would restart the
-    // scan from the first key.
-    resume_.assign(fact);
-    if (!advance_to_successor(resume_)) exhausted_ = true;
+    last_fact = fact;
+    read_any = true;
     if (giant) {
       Value full;
       DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), hash, &full));
       for (Datom& d : group_) d.v = full;
     }
     append_visible(group_, view_, ready_);
+  }
+  if (read_any) {
+    // Resume after the last fact read. A fact whose key is all 0xFF bytes (a vaet key of
+    // e = a = r = INT64_MAX) has no successor: nothing follows it, and an empty resume_ would
+    // restart the scan from the first key.
+    resume_.assign(last_fact);
+    if (!advance_to_successor(resume_)) exhausted_ = true;
   }
   return Status::OK();
 }

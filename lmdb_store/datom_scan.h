@@ -61,7 +61,6 @@ class DatomScan {
   std::size_t max_batch_ = 1;
   std::vector<Datom> ready_;
   std::vector<Datom> group_;
-  std::string fact_;  // the key prefix of the fact being read (reused to spare allocations)
   std::size_t pos_ = 0;
   bool exhausted_ = false;
 };
