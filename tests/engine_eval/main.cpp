@@ -1,0 +1,3 @@
+// The Catch2 entry point of engine_eval_tests.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
