@@ -130,7 +130,8 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, EntityId a, boo
     v = as_val(valid_to_);
     rc = mdb_cursor_put(cursor, &k, &v, 0);
     *inserted = false;
-    return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
+    return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
   *inserted = true;
