@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <optional>
 
 #include "engine/parse_error.h"
@@ -80,6 +81,8 @@ std::string describe_char(unsigned char c) {
 class Reader {
  public:
   explicit Reader(std::string_view text) : text_(text) {
+    // Never more than this: references into it stay valid while nested collections are read.
+    open_items_.reserve(kMaxDepth + 1);
     line_starts_.push_back(0);
     for (std::size_t k = 0; k < text.size(); ++k) {
       if (text[k] == '\n') line_starts_.push_back(k + 1);
@@ -136,8 +139,6 @@ class Reader {
     skip_blank();
     if (at_end()) return error_at(text_.size(), "Unexpected end of input");
     const std::size_t start = i_;
-    out->begin = start;
-    out->pos = pos_at(start);
     const unsigned char c = peek();
     Status st;
     switch (c) {
@@ -227,6 +228,9 @@ class Reader {
     }
     out->kind = kind;
     ++i_;
+    if (open_items_.size() <= static_cast<std::size_t>(depth)) open_items_.resize(depth + 1);
+    std::vector<Node>& items = open_items_[depth];
+    items.clear();
     for (;;) {
       skip_blank();
       if (at_end()) {
@@ -241,16 +245,17 @@ class Reader {
       }
       const unsigned char c = peek();
       if (c == static_cast<unsigned char>(closer)) {
-        if (kind == NodeKind::Map && out->items.size() % 2 != 0) {
+        if (kind == NodeKind::Map && items.size() % 2 != 0) {
           // A key without its value: Minigraf reads the '}' as the value and stops there.
           return error_at(i_, "Unexpected token: }");
         }
         ++i_;
+        out->items.assign(std::make_move_iterator(items.begin()),
+                          std::make_move_iterator(items.end()));
+        items.clear();
         return Status::OK();
       }
-      Node item;
-      DATALOG_RETURN_IF_ERROR(read_form(depth + 1, &item));
-      out->items.push_back(std::move(item));
+      DATALOG_RETURN_IF_ERROR(read_form(depth + 1, &items.emplace_back()));
     }
   }
 
@@ -425,6 +430,9 @@ class Reader {
   std::string_view text_;
   std::size_t i_ = 0;
   std::vector<std::size_t> line_starts_;
+  // The items read so far of the open collection at each depth. Reused from one collection to
+  // the next, so a collection's items vector is allocated once, at its exact size.
+  std::vector<std::vector<Node>> open_items_;
 };
 
 }  // namespace

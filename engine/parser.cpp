@@ -115,6 +115,7 @@ Status FormParser::transact(const Node& form, ast::Transact* out) const {
   if (facts->kind != NodeKind::Vector) {
     return error(*facts, "Transact argument must be a vector of facts");
   }
+  out->facts.reserve(out->facts.size() + facts->items.size());
   int maps = 0;
   for (const Node& f : facts->items) {
     if (f.kind == NodeKind::Map) {
@@ -167,14 +168,14 @@ Status FormParser::entity_map(const Node& map, int index, ast::Transact* out) co
     const Node& val = map.items[k + 1];
     if (key.is_keyword(":db/id")) continue;
     if (key.kind != NodeKind::Keyword) return error(key, "Attribute must be a keyword");
-    const auto value = constant_of(val);
+    auto value = constant_of(val);
     if (!value) {
       return error(val, fmt::format("Invalid value: Cannot convert {} to Value", describe(val)));
     }
     ast::Fact fact;
     fact.e = entity;
     fact.a = Value::keyword(key.text);
-    fact.v = *value;
+    fact.v = *std::move(value);
     fact.valid_from = out->valid_from;
     fact.valid_to = out->valid_to;
     fact.pos = key.pos;
@@ -219,7 +220,7 @@ Status FormParser::fact_parts(const Node& f, ast::Fact* out) const {
   out->e = *constant_of(e);
   if (a.kind != NodeKind::Keyword) return error(a, "Attribute must be a keyword");
   out->a = Value::keyword(a.text);
-  const auto value = constant_of(v);
+  auto value = constant_of(v);
   if (!value) {
     if (v.is_variable()) {
       return error(
@@ -227,7 +228,7 @@ Status FormParser::fact_parts(const Node& f, ast::Fact* out) const {
     }
     return error(v, fmt::format("Invalid value: Cannot convert {} to Value", describe(v)));
   }
-  out->v = *value;
+  out->v = *std::move(value);
   return Status::OK();
 }
 

@@ -62,12 +62,6 @@ Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Valu
 
 Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId* id) {
   const Value name = canonical_ident(given);
-  std::optional<EntityId> existing;
-  DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, &existing));
-  if (existing) {
-    *id = *existing;
-    return Status::OK();
-  }
   std::uint64_t next = 0;
   DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kNextIdent, &next));
   if (next < kFirstIdentId) next = kFirstIdentId;
@@ -77,7 +71,13 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId*
   const std::string idk = id_key(new_id);
   const std::string stored = encode_stored_value(name);
   MDB_val k = as_val(name_key), v = as_val(idk);
-  int rc = mdb_put(txn, t.ident_names, &k, &v, 0);
+  // The insert is the lookup: when the name exists, LMDB hands back its id in v.
+  int rc = mdb_put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
+  if (rc == MDB_KEYEXIST) {
+    if (v.mv_size != 8) return Status(StatusCode::Corrupt, "ident entry has the wrong size");
+    *id = get_i64(as_view(v));
+    return Status::OK();
+  }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
   k = as_val(idk);
   v = as_val(stored);

@@ -46,15 +46,19 @@ void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t va
 }
 
 void encode_datom_key(std::string& out, IndexId index, const Datom& datom) {
+  // Room for the longest key (two ids, the largest value, the suffix): one allocation at most.
+  out.reserve(out.size() + 16 + kMaxEncodedValue + kTxSuffix);
   encode_fact_prefix(out, index, datom.e, datom.a, datom.v);
   encode_tx_suffix(out, datom.tx, datom.op, datom.valid_from);
 }
 
 std::string encode_valid_to(std::int64_t valid_to) {
   std::string s;
-  put_i64(s, valid_to);
+  encode_valid_to(s, valid_to);
   return s;
 }
+
+void encode_valid_to(std::string& out, std::int64_t valid_to) { put_i64(out, valid_to); }
 
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, DecodedDatom* out) {
   if (key.size() < kTxSuffix + 16 + 1 || data.size() != 8) return false;

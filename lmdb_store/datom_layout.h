@@ -38,6 +38,7 @@ void encode_datom_key(std::string& out, IndexId index, const Datom& datom);
 void encode_fact_prefix(std::string& out, IndexId index, EntityId e, EntityId a, const Value& v);
 void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from);
 std::string encode_valid_to(std::int64_t valid_to);
+void encode_valid_to(std::string& out, std::int64_t valid_to);  // appends
 
 // Decodes a key of index (and its data) into datom. A giant value comes back as its prefix with
 // giant/hash set; the caller fetches the full text. Returns false on a malformed key.

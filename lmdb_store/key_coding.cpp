@@ -45,21 +45,28 @@ Value make_text(ValueKind kind, std::string text) {
   }
 }
 
+// Appends runs of plain bytes at once: most texts have no byte that needs escaping.
 void put_escaped(std::string& out, std::string_view text) {
-  for (char c : text) {
-    if (c == kTextEnd || c == kEscape) {
-      out += kEscape;
-      out += static_cast<char>(c + 1);
-    } else {
-      out += c;
-    }
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != kTextEnd && c != kEscape) continue;
+    out.append(text.data() + run, i - run);
+    const char escaped[2] = {kEscape, static_cast<char>(c + 1)};
+    out.append(escaped, 2);
+    run = i + 1;
   }
+  out.append(text.data() + run, text.size() - run);
 }
 
 }  // namespace
 
 void put_u64(std::string& out, std::uint64_t x) {
-  for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((x >> shift) & 0xFF);
+  // One append of 8 bytes: appending byte by byte costs a capacity check per byte.
+  if constexpr (std::endian::native == std::endian::little) x = __builtin_bswap64(x);
+  char bytes[8];
+  std::memcpy(bytes, &x, sizeof bytes);
+  out.append(bytes, sizeof bytes);
 }
 
 void put_i64(std::string& out, std::int64_t x) {

@@ -1,8 +1,8 @@
 // lmdb_store/read_cache.h: what readers of one graph may share across queries and threads.
 //
-// - Idents found in a read snapshot: a committed ident never changes or goes away, so once seen
-//   committed it is valid for every later reader. (Lookups inside a write transaction are not
-//   cached: a rolled-back transaction's new ident, and its id, may be given to another name.)
+// - Committed idents: a committed ident never changes or goes away, so once seen committed it
+//   is valid for every later reader and writer. A write transaction's own new idents enter only
+//   after it commits (lmdb_store/txn_idents.h): a rolled-back ident's id may go to another name.
 // - Planner statistics of one committed state: LMDB gives every committed state a transaction
 //   id (mdb_txn_id), so statistics read at that id hold for any snapshot with the same id.
 // Thread safety: all members are safe to call from any thread.

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -79,6 +80,7 @@ void WriteTxn::abort() {
   }
   stack_.clear();
   discard_pending();
+  txn_idents_.clear();
   touch();
 }
 
@@ -104,32 +106,39 @@ void WriteTxn::discard_pending() {
   pending_entities_ = 0;
 }
 
-Status WriteTxn::put_record(IndexId index, const Datom& d, bool* inserted) {
-  std::string key;
-  encode_datom_key(key, index, d);
-  const std::string vt = encode_valid_to(d.valid_to);
+Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
+  MDB_cursor*& cached = stack_.back().cursors[static_cast<std::size_t>(index)];
+  if (!cached) {
+    const int rc = mdb_cursor_open(txn(), table_of(env_->tables(), index), &cached);
+    if (rc != MDB_SUCCESS) {
+      cached = nullptr;
+      return status_from_mdb(rc, "open index cursor");
+    }
+  }
+  *cursor = cached;
+  return Status::OK();
+}
+
+// Writes key with the datom's valid-to (valid_to_) into index; a's statistics count it.
+Status WriteTxn::put_record(IndexId index, std::string_view key, EntityId a, bool* inserted) {
   MDB_cursor* cursor = nullptr;
-  int rc = mdb_cursor_open(txn(), table_of(env_->tables(), index), &cursor);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
-  MDB_val k = as_val(key), v = as_val(vt);
-  rc = mdb_cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
+  DATALOG_RETURN_IF_ERROR(index_cursor(index, &cursor));
+  MDB_val k = as_val(key), v = as_val(valid_to_);
+  int rc = mdb_cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
     k = as_val(key);
-    v = as_val(vt);
-    rc = mdb_put(txn(), table_of(env_->tables(), index), &k, &v, 0);
-    mdb_cursor_close(cursor);
+    v = as_val(valid_to_);
+    rc = mdb_cursor_put(cursor, &k, &v, 0);
     *inserted = false;
-    return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
+    return Status::OK();
   }
-  if (rc != MDB_SUCCESS) {
-    mdb_cursor_close(cursor);
-    return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
-  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
   *inserted = true;
   const std::size_t prefix = counted_prefix(index, key.size());
   if (prefix > 0) {
     // Is this the first key with its prefix? Look at the neighbours of the new key.
-    const std::string_view mine = std::string_view(key).substr(0, prefix);
+    const std::string_view mine = key.substr(0, prefix);
     bool seen = false;
     MDB_val nk, nv;
     if (mdb_cursor_get(cursor, &nk, &nv, MDB_PREV) == MDB_SUCCESS) {
@@ -141,11 +150,10 @@ Status WriteTxn::put_record(IndexId index, const Datom& d, bool* inserted) {
     }
     if (!seen) {
       if (index == IndexId::Eavt) ++pending_entities_;
-      if (index == IndexId::Aevt) ++pending_stats_[d.a].entities;
-      if (index == IndexId::Avet) ++pending_stats_[d.a].values;
+      if (index == IndexId::Aevt) ++pending_stats_[a].entities;
+      if (index == IndexId::Avet) ++pending_stats_[a].values;
     }
   }
-  mdb_cursor_close(cursor);
   return Status::OK();
 }
 
@@ -159,19 +167,24 @@ Status WriteTxn::delete_record(IndexId index, const Datom& d) {
 }
 
 Status WriteTxn::write_datom(const Datom& d) {
+  valid_to_.clear();
+  encode_valid_to(valid_to_, d.valid_to);
+  eavt_key_.clear();
+  encode_datom_key(eavt_key_, IndexId::Eavt, d);
   bool inserted = false;
-  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Eavt, d, &inserted));
+  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Eavt, eavt_key_, d.a, &inserted));
   bool also = false;
-  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Aevt, d, &also));
-  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Avet, d, &also));
-  if (d.v.is(ValueKind::Ref)) DATALOG_RETURN_IF_ERROR(put_record(IndexId::Vaet, d, &also));
+  for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
+    if (index == IndexId::Vaet && !d.v.is(ValueKind::Ref)) continue;
+    index_key_.clear();
+    encode_datom_key(index_key_, index, d);
+    DATALOG_RETURN_IF_ERROR(put_record(index, index_key_, d.a, &also));
+  }
   if (inserted) {
     ++pending_stats_[d.a].records;
     ++pending_records_;
   }
-  std::string key;
-  encode_datom_key(key, IndexId::Eavt, d);
-  append_tx_datom(pending_log_, key, encode_valid_to(d.valid_to));
+  append_tx_datom(pending_log_, eavt_key_, valid_to_);
   ++datom_count_;
   if (pending_log_.size() >= kTxChunkBytes) DATALOG_RETURN_IF_ERROR(flush_pending());
   dirty_ = true;
@@ -254,17 +267,44 @@ Status WriteTxn::retract_fact(EntityId e, EntityId a, const Value& v) {
 Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
   if (!failure_.ok()) return failure_;
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  // Idents of this transaction first, then committed ones every reader shares, then LMDB.
+  if (const auto mine = txn_idents_.find(name)) {
+    *id = *mine;
+    return Status::OK();
+  }
+  if (const auto committed = env_->read_cache().entity_of(name)) {
+    *id = *committed;
+    return Status::OK();
+  }
+  Status st;
+  if (first_new_ident_ == 0) {
+    std::uint64_t next = 0;
+    st = read_counter(txn(), env_->tables().meta, meta_key::kNextIdent, &next);
+    first_new_ident_ = static_cast<EntityId>(next);
+  }
   std::optional<EntityId> existing;
-  Status st = lookup_ident(txn(), env_->tables(), name, &existing);
+  if (st.ok()) st = lookup_ident(txn(), env_->tables(), name, &existing);
   if (st.ok() && existing) {
     *id = *existing;
+    remember_found_ident(name, *id);
     return st;
   }
   if (st.ok()) st = create_ident(txn(), env_->tables(), name, id);
   if (!st.ok()) return fail(st);
+  txn_idents_.remember(name, *id);
   dirty_ = true;
   touch();
   return st;
+}
+
+// An ident found in LMDB: shared when it was committed before this transaction began (its id
+// is below every id this transaction can create), else kept until commit.
+void WriteTxn::remember_found_ident(const Value& name, EntityId id) {
+  if (id < first_new_ident_) {
+    env_->read_cache().remember_ident(name, id);
+  } else {
+    txn_idents_.remember(name, id);
+  }
 }
 
 Status WriteTxn::add_rule(const StoredRule& rule) {
@@ -329,7 +369,7 @@ Status WriteTxn::savepoint(int level) {
   MDB_txn* child = nullptr;
   const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
   if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "begin savepoint"));
-  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_});
+  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark()});
   touch();
   return Status::OK();
 }
@@ -363,12 +403,13 @@ Status WriteTxn::rollback_to(int level) {
   datom_count_ = restored.datoms_at_start;
   next_chunk_ = restored.chunk_at_start;
   dirty_ = restored.dirty_at_start;
+  txn_idents_.undo_to(restored.idents_at_start);
   touch();
   // ROLLBACK TO leaves the savepoint open: begin it again.
   MDB_txn* child = nullptr;
   const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
   if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "restart savepoint"));
-  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_});
+  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark()});
   return Status::OK();
 }
 
@@ -382,6 +423,7 @@ Status WriteTxn::rollback_all() {
   mdb_txn_abort(stack_.front().txn);
   stack_.clear();
   discard_pending();
+  txn_idents_.clear();
   datom_count_ = 0;
   next_chunk_ = 0;
   dirty_ = false;
@@ -438,9 +480,11 @@ Status WriteTxn::commit() {
   env_->release_writer();
   touch();
   if (rc != MDB_SUCCESS) {
+    txn_idents_.clear();
     failure_ = status_from_mdb(rc, fmt::format("commit to graph '{}'", env_->path()));
     return failure_;
   }
+  txn_idents_.publish(env_->read_cache());  // committed now: every reader may use them
   return Status::OK();
 }
 

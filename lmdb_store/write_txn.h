@@ -4,7 +4,9 @@
 // transaction counter (the last committed counter + 1) and one wall time, assigned at begin.
 // A transaction that writes nothing commits nothing and consumes no counter.
 //
-// Savepoints are LMDB nested transactions, one per open savepoint level. Pending statistics
+// Savepoints are LMDB nested transactions, one per open savepoint level. Each level keeps one
+// cursor per index, opened in that level's LMDB transaction on first use; LMDB closes a write
+// transaction's cursors when it ends, so a level's cursors go with it. Pending statistics
 // and log records are kept in memory and written into the innermost LMDB transaction before a
 // savepoint begins, when one is released and at commit, so a rollback to a savepoint discards
 // exactly what was written since.
@@ -21,11 +23,13 @@
 
 #include <lmdb.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -33,6 +37,7 @@
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
+#include "lmdb_store/txn_idents.h"
 
 namespace datalog::store {
 
@@ -72,6 +77,7 @@ class WriteTxn {
   bool open() const { return !stack_.empty(); }
 
  private:
+  static constexpr std::size_t kIndexCount = 4;
   struct Level {
     MDB_txn* txn;
     int savepoint;  // SQLite savepoint level this LMDB transaction stands for; -1 for the root
@@ -79,16 +85,21 @@ class WriteTxn {
     std::uint64_t datoms_at_start = 0;
     std::uint32_t chunk_at_start = 0;
     bool dirty_at_start = false;
+    std::size_t idents_at_start = 0;
+    // Cursors in txn, by IndexId; owned by LMDB, which frees them when txn ends.
+    std::array<MDB_cursor*, kIndexCount> cursors{};
   };
   struct StatsDelta {
     std::int64_t records = 0, entities = 0, values = 0;
   };
 
   WriteTxn(std::shared_ptr<GraphEnv> env) : env_(std::move(env)) {}
-  Status put_record(IndexId index, const Datom& d, bool* inserted);
+  Status index_cursor(IndexId index, MDB_cursor** cursor);
+  Status put_record(IndexId index, std::string_view key, EntityId a, bool* inserted);
   Status delete_record(IndexId index, const Datom& d);
   Status write_datom(const Datom& d);
   Status erase_datom(const Datom& d);
+  void remember_found_ident(const Value& name, EntityId id);
   Status find_at_tx(EntityId e, EntityId a, const Value& v, Op op, std::vector<Datom>* found);
   Status flush_pending();
   Status rollback_all();
@@ -110,6 +121,12 @@ class WriteTxn {
   std::map<EntityId, StatsDelta> pending_stats_;
   std::int64_t pending_records_ = 0, pending_entities_ = 0;
   Status failure_;
+  // Idents: those of this transaction (not yet committed), and the first id this transaction
+  // may create (read once; every ident with a smaller id was committed before it began).
+  TxnIdents txn_idents_;
+  EntityId first_new_ident_ = 0;  // 0: not read yet
+  // Reused for every record written, so writing allocates nothing once they have grown.
+  std::string eavt_key_, index_key_, valid_to_;
 };
 
 }  // namespace datalog::store

@@ -1,0 +1,42 @@
+// lmdb_store/txn_idents.h: the idents one write transaction has created or met that are not
+// known committed yet, undone savepoint by savepoint.
+//
+// Why: an ident lookup in LMDB costs a B-tree search; a bulk load names the same new entities
+// and attributes again and again. These idents must not reach the graph's shared ReadCache
+// before the transaction commits (a rollback may give their ids to other names), so the writer
+// keeps them here and publishes them after a successful commit.
+//
+// Contract: entries are undone in the reverse order they were added: mark() before a savepoint
+// level begins, undo_to(mark) when that level is rolled back. Thread safety: none (one owner).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/value.h"
+#include "engine/value_hash.h"
+
+namespace datalog::store {
+
+class ReadCache;
+
+class TxnIdents {
+ public:
+  std::optional<EntityId> find(const Value& name) const;
+  void remember(const Value& name, EntityId id);
+
+  std::size_t mark() const { return added_.size(); }
+  void undo_to(std::size_t mark);  // forgets what was remembered since mark
+  void clear();
+
+  // After a commit: hands every entry to the shared cache and forgets it.
+  void publish(ReadCache& shared);
+
+ private:
+  std::unordered_map<Value, EntityId, ValueHash> ids_;
+  std::vector<Value> added_;  // names in the order remembered, for undo_to
+};
+
+}  // namespace datalog::store

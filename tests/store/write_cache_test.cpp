@@ -1,0 +1,173 @@
+// What WriteTxn caches between calls — one cursor per index per savepoint level, the idents of
+// the transaction, and the committed idents it shares through the graph's ReadCache — must
+// never outlive the savepoint level it came from: a rolled-back ident never comes back and
+// never reaches the shared cache, and writes after a rollback or release land where they should.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/uuid_text.h"
+#include "lmdb_store/catalog.h"
+#include "lmdb_store/write_txn.h"
+#include "test_support.h"
+
+namespace datalog::store::testing {
+namespace {
+
+constexpr auto kBusyTimeout = std::chrono::milliseconds(5'000);
+constexpr EntityId kA = 20;
+
+void require_ok(const Status& st) {
+  INFO(describe(st));
+  REQUIRE(st.ok());
+}
+
+std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
+  std::unique_ptr<WriteTxn> w;
+  require_ok(WriteTxn::begin(env, kBusyTimeout, &w));
+  return w;
+}
+
+EntityId ident(WriteTxn& w, std::string_view name) {
+  EntityId id = 0;
+  require_ok(w.resolve_ident(Value::keyword(std::string(name)), &id));
+  return id;
+}
+
+// The ident as a fresh read snapshot sees it in LMDB, bypassing every cache.
+std::optional<EntityId> committed_ident(GraphEnv& env, std::string_view name) {
+  ReadSnapshot r(env);
+  std::optional<EntityId> id;
+  require_ok(lookup_ident(r.txn(), env.tables(), Value::keyword(std::string(name)), &id));
+  return id;
+}
+
+std::optional<EntityId> shared_ident(GraphEnv& env, std::string_view name) {
+  return env.read_cache().entity_of(Value::keyword(std::string(name)));
+}
+
+void put(WriteTxn& w, EntityId e) {
+  require_ok(w.assert_fact(e, kA, Value::integer(e * 10), 0, kForever));
+}
+
+Datom fact(EntityId e, std::uint64_t tx) {
+  return Datom{e, kA, Value::integer(e * 10), tx, Op::Assert, 0, kForever};
+}
+
+std::vector<std::string> committed(GraphEnv& env) {
+  ReadSnapshot r(env);
+  return as_sorted_text(scan_all(env, r.txn(), IndexId::Eavt, any_time()));
+}
+
+TEST_CASE("write cache: an ident rolled back with its savepoint is forgotten", "[write-cache]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("idents.graph"));
+  auto w = begin_write(env);
+  const EntityId kept = ident(*w, ":kept");
+  require_ok(w->savepoint(0));
+  const EntityId gone = ident(*w, ":gone");
+  CHECK(ident(*w, ":gone") == gone);  // found again inside the savepoint
+  require_ok(w->rollback_to(0));
+  // The counter went back with the savepoint: the next new ident takes the rolled-back id, and
+  // ":gone" must not come back with it.
+  const EntityId other = ident(*w, ":other");
+  CHECK(other == gone);
+  const EntityId again = ident(*w, ":gone");
+  CHECK(again != other);
+  CHECK(ident(*w, ":kept") == kept);
+
+  // Through a released inner level that its parent then rolls back.
+  require_ok(w->savepoint(1));
+  const EntityId inner = ident(*w, ":inner");
+  require_ok(w->release(1));
+  CHECK(ident(*w, ":inner") == inner);
+  require_ok(w->rollback_to(0));  // drops ":other", the second ":gone" and ":inner"
+  const EntityId reused = ident(*w, ":reused");
+  CHECK(reused == other);
+  const EntityId other_again = ident(*w, ":other");
+  const EntityId inner_again = ident(*w, ":inner");
+  CHECK(other_again != reused);
+  CHECK(inner_again != reused);
+  CHECK(inner_again != other_again);
+  CHECK_FALSE(shared_ident(*env, ":kept"));  // nothing is shared before the commit
+  require_ok(w->commit());
+
+  for (const char* name : {":kept", ":other", ":gone", ":reused", ":inner"}) {
+    INFO(name);
+    CHECK(shared_ident(*env, name) == committed_ident(*env, name));
+  }
+}
+
+TEST_CASE("write cache: a rolled-back transaction shares none of its idents", "[write-cache]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("aborted.graph"));
+  {
+    auto w = begin_write(env);
+    ident(*w, ":old");
+    require_ok(w->commit());
+  }
+  auto w = begin_write(env);
+  ident(*w, ":old");
+  const EntityId lost = ident(*w, ":lost");
+  require_ok(w->rollback_to(-1));  // SQLite's whole-transaction savepoint: start over
+  CHECK(ident(*w, ":new") == lost);
+  CHECK(ident(*w, ":lost") != lost);
+  // A keyword that spells a uuid names the uuid's entity: LMDB finds this transaction's new
+  // ident under the other spelling, and it must stay out of the shared cache all the same.
+  const std::string uuid_text = "22222222-3333-4444-5555-666666666666";
+  EntityId by_uuid = 0;
+  require_ok(w->resolve_ident(Value::uuid(*parse_uuid(uuid_text)), &by_uuid));
+  CHECK(ident(*w, ":" + uuid_text) == by_uuid);
+  w->abort();
+  CHECK_FALSE(shared_ident(*env, ":" + uuid_text));
+  CHECK_FALSE(shared_ident(*env, ":lost"));
+  CHECK_FALSE(shared_ident(*env, ":new"));
+  CHECK_FALSE(committed_ident(*env, ":lost"));
+  CHECK(shared_ident(*env, ":old") == committed_ident(*env, ":old"));
+
+  // The next transaction hands out the same id again, to a name of its own.
+  auto next = begin_write(env);
+  CHECK(ident(*next, ":fresh") == lost);
+  require_ok(next->commit());
+  CHECK(shared_ident(*env, ":fresh") == lost);
+  CHECK_FALSE(shared_ident(*env, ":lost"));
+}
+
+TEST_CASE("write cache: index cursors follow savepoint levels", "[write-cache]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("cursors.graph"));
+  auto w = begin_write(env);
+  const std::uint64_t tx = w->tx();
+  put(*w, 1);  // opens the root level's cursors
+  require_ok(w->savepoint(0));
+  put(*w, 2);  // the savepoint's own cursors
+  require_ok(w->savepoint(1));
+  put(*w, 3);
+  require_ok(w->rollback_to(1));  // level 1's cursors end with its LMDB transaction
+  put(*w, 4);
+  require_ok(w->release(1));
+  put(*w, 5);  // level 0's cursors again, after a child came and went
+  require_ok(w->rollback_to(0));
+  put(*w, 6);
+  require_ok(w->release(0));
+  put(*w, 7);  // the root's cursors, still valid after its children ended
+  put(*w, 7);  // the same record again: the replace path
+  require_ok(w->commit());
+  CHECK(committed(*env) ==
+        as_sorted_text(std::vector<Datom>{fact(1, tx), fact(6, tx), fact(7, tx)}));
+
+  // A whole-transaction rollback drops the root's cursors with it.
+  auto again = begin_write(env);
+  const std::uint64_t tx2 = again->tx();
+  put(*again, 8);
+  require_ok(again->rollback_to(-1));
+  put(*again, 9);
+  require_ok(again->commit());
+  CHECK(committed(*env) ==
+        as_sorted_text(std::vector<Datom>{fact(1, tx), fact(6, tx), fact(7, tx), fact(9, tx2)}));
+}
+
+}  // namespace
+}  // namespace datalog::store::testing
