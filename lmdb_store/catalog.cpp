@@ -60,12 +60,10 @@ Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Valu
   return Status::OK();
 }
 
-Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId* id) {
+Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId new_id, EntityId* id,
+                    bool* created) {
+  *created = false;
   const Value name = canonical_ident(given);
-  std::uint64_t next = 0;
-  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kNextIdent, &next));
-  if (next < kFirstIdentId) next = kFirstIdentId;
-  const auto new_id = static_cast<EntityId>(next);
   std::string name_key;
   encode_value(name_key, name);
   const std::string idk = id_key(new_id);
@@ -83,8 +81,8 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId*
   v = as_val(stored);
   rc = mdb_put(txn, t.ident_ids, &k, &v, 0);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident name");
-  DATALOG_RETURN_IF_ERROR(write_counter(txn, t.meta, meta_key::kNextIdent, next + 1));
   *id = new_id;
+  *created = true;
   return Status::OK();
 }
 

@@ -30,8 +30,10 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
                     std::optional<EntityId>* id);
 Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
                   std::optional<Value>* name);
-// Returns the entity named name, creating it (with the next ident id) when missing.
-Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId* id);
+// Returns the entity named name in *id; when it is missing, creates it with new_id and sets
+// *created (the caller keeps the next-ident counter, meta_key::kNextIdent).
+Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId new_id, EntityId* id,
+                    bool* created);
 
 // --- giants: full text of values too long for a key ----------------------------------------
 Status store_giant(MDB_txn* txn, const Tables& t, const Value& value);

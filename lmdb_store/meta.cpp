@@ -80,7 +80,9 @@ Status write_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint
   const std::string bytes = u64_bytes(value);
   MDB_val k = as_val(key);
   MDB_val v = as_val(bytes);
-  return status_from_mdb(mdb_put(txn, meta, &k, &v, 0), fmt::format("write metadata '{}'", key));
+  const int rc = mdb_put(txn, meta, &k, &v, 0);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write metadata '{}'", key));
+  return Status::OK();
 }
 
 }  // namespace datalog::store

@@ -1,5 +1,6 @@
 #include "lmdb_store/write_txn.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <optional>
@@ -100,6 +101,8 @@ Status WriteTxn::fail(Status st) {
 }
 
 void WriteTxn::discard_pending() {
+  next_ident_ = 0;  // LMDB's counter is right again once the unflushed part is gone
+  next_ident_dirty_ = false;
   pending_log_.clear();
   pending_stats_.clear();
   pending_records_ = 0;
@@ -163,7 +166,8 @@ Status WriteTxn::delete_record(IndexId index, const Datom& d) {
   MDB_val k = as_val(key);
   const int rc = mdb_del(txn(), table_of(env_->tables(), index), &k, nullptr);
   if (rc == MDB_NOTFOUND) return Status::OK();
-  return status_from_mdb(rc, fmt::format("delete from {}", index_name(index)));
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("delete from {}", index_name(index)));
+  return Status::OK();
 }
 
 Status WriteTxn::write_datom(const Datom& d) {
@@ -277,20 +281,21 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
     return Status::OK();
   }
   Status st;
-  if (first_new_ident_ == 0) {
+  if (next_ident_ == 0) {  // the counter is kept here and written back by flush_pending()
     std::uint64_t next = 0;
     st = read_counter(txn(), env_->tables().meta, meta_key::kNextIdent, &next);
-    first_new_ident_ = static_cast<EntityId>(next);
+    next_ident_ = static_cast<EntityId>(std::max<std::uint64_t>(next, kFirstIdentId));
+    if (first_new_ident_ == 0) first_new_ident_ = next_ident_;
   }
-  std::optional<EntityId> existing;
-  if (st.ok()) st = lookup_ident(txn(), env_->tables(), name, &existing);
-  if (st.ok() && existing) {
-    *id = *existing;
+  bool created = false;
+  if (st.ok()) st = create_ident(txn(), env_->tables(), name, next_ident_, id, &created);
+  if (!st.ok()) return fail(st);
+  if (!created) {
     remember_found_ident(name, *id);
     return st;
   }
-  if (st.ok()) st = create_ident(txn(), env_->tables(), name, id);
-  if (!st.ok()) return fail(st);
+  ++next_ident_;
+  next_ident_dirty_ = true;
   txn_idents_.remember(name, *id);
   dirty_ = true;
   touch();
@@ -329,6 +334,10 @@ Status WriteTxn::remove_rules(const std::string& name, int* removed) {
 
 Status WriteTxn::flush_pending() {
   const Tables& t = env_->tables();
+  if (next_ident_dirty_) {
+    DATALOG_RETURN_IF_ERROR(write_counter(txn(), t.meta, meta_key::kNextIdent, static_cast<std::uint64_t>(next_ident_)));
+    next_ident_dirty_ = false;
+  }
   if (!pending_log_.empty()) {
     const std::string key = tx_chunk_key(tx_, next_chunk_++);
     MDB_val k = as_val(key), v = as_val(pending_log_);

@@ -125,6 +125,8 @@ class WriteTxn {
   // may create (read once; every ident with a smaller id was committed before it began).
   TxnIdents txn_idents_;
   EntityId first_new_ident_ = 0;  // 0: not read yet
+  EntityId next_ident_ = 0;       // the next ident id, kept in memory; 0: read it from LMDB
+  bool next_ident_dirty_ = false;  // next_ident_ is ahead of LMDB's counter
   // Reused for every record written, so writing allocates nothing once they have grown.
   std::string eavt_key_, index_key_, valid_to_;
 };

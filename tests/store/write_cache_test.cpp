@@ -100,6 +100,37 @@ TEST_CASE("write cache: an ident rolled back with its savepoint is forgotten", "
   }
 }
 
+TEST_CASE("write cache: the ident counter kept in memory reaches the graph at commit", "[write-cache]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("counter.graph"));
+  std::vector<EntityId> ids;
+  {
+    auto w = begin_write(env);
+    ids.push_back(ident(*w, ":one"));
+    require_ok(w->savepoint(0));
+    ids.push_back(ident(*w, ":two"));
+    require_ok(w->release(0));
+    ids.push_back(ident(*w, ":three"));
+    require_ok(w->commit());
+  }
+  {  // a later transaction, and a rolled-back one, continue from the committed counter
+    auto w = begin_write(env);
+    ids.push_back(ident(*w, ":four"));
+    w->abort();
+  }
+  auto w = begin_write(env);
+  const EntityId five = ident(*w, ":five");
+  CHECK(five == ids.back());  // the aborted ":four" gave its id back
+  ids.pop_back();
+  ids.push_back(five);
+  require_ok(w->commit());
+  for (std::size_t i = 1; i < ids.size(); ++i) CHECK(ids[i] == ids[i - 1] + 1);
+  CHECK(committed_ident(*env, ":one") == ids[0]);
+  CHECK(committed_ident(*env, ":three") == ids[2]);
+  CHECK(committed_ident(*env, ":five") == ids[3]);
+  CHECK_FALSE(committed_ident(*env, ":four"));
+}
+
 TEST_CASE("write cache: a rolled-back transaction shares none of its idents", "[write-cache]") {
   TempDir dir;
   auto env = open_graph(dir.file("aborted.graph"));
