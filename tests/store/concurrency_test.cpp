@@ -16,11 +16,6 @@ constexpr auto kShortTimeout = std::chrono::milliseconds(100);
 constexpr auto kLongTimeout = std::chrono::milliseconds(10'000);
 constexpr EntityId kA = 30;
 
-void require_ok(const Status& st) {
-  INFO(describe(st));
-  REQUIRE(st.ok());
-}
-
 Datom fact(EntityId e, std::uint64_t tx) {
   return Datom{e, kA, Value::integer(e), tx, Op::Assert, 0, kForever};
 }

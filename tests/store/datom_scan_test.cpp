@@ -36,11 +36,6 @@ std::string key_of(EntityId a, const Value& v) {
   return k;
 }
 
-void require_ok(const Status& st) {
-  INFO(describe(st));
-  REQUIRE(st.ok());
-}
-
 TEST_CASE("scan: the largest possible keys are read once and the scan ends", "[scan]") {
   TempDir dir;
   auto env = open_graph(dir.file("bounds.graph"));

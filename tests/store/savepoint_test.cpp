@@ -16,11 +16,6 @@ namespace {
 constexpr auto kBusyTimeout = std::chrono::milliseconds(5'000);
 constexpr EntityId kA = 20;
 
-void require_ok(const Status& st) {
-  INFO(describe(st));
-  REQUIRE(st.ok());
-}
-
 Datom fact(EntityId e, std::uint64_t tx, std::int64_t vf = 0) {
   return Datom{e, kA, Value::integer(e * 10), tx, Op::Assert, vf, kForever};
 }

@@ -117,6 +117,11 @@ std::string describe(const Status& status) {
   return fmt::format("{}: {}", code_name(status.code()), status.message());
 }
 
+void require_ok(const Status& st) {
+  INFO(describe(st));
+  REQUIRE(st.ok());
+}
+
 std::shared_ptr<GraphEnv> open_graph(const std::string& path, const OpenOptions& options) {
   std::shared_ptr<GraphEnv> env;
   const Status st = GraphEnv::open(path, options, &env);

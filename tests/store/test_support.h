@@ -45,6 +45,8 @@ std::shared_ptr<GraphEnv> open_graph(const std::string& path, const OpenOptions&
 
 // "code: message" for failure output.
 std::string describe(const Status& status);
+// REQUIREs st to be OK, showing the status when it is not.
+void require_ok(const Status& st);
 std::string_view code_name(StatusCode code);
 
 // A read-only snapshot (GraphEnv::begin_read), ended when the object goes.

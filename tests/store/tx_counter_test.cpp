@@ -27,11 +27,6 @@ std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
   return w;
 }
 
-void require_ok(const Status& st) {
-  INFO(describe(st));
-  REQUIRE(st.ok());
-}
-
 GraphStats graph_stats(GraphEnv& env) {
   ReadSnapshot r(env);
   GraphStats g;

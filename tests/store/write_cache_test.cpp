@@ -19,11 +19,6 @@ namespace {
 constexpr auto kBusyTimeout = std::chrono::milliseconds(5'000);
 constexpr EntityId kA = 20;
 
-void require_ok(const Status& st) {
-  INFO(describe(st));
-  REQUIRE(st.ok());
-}
-
 std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
   std::unique_ptr<WriteTxn> w;
   require_ok(WriteTxn::begin(env, kBusyTimeout, &w));
