@@ -1,7 +1,5 @@
 #include "lmdb_store/txn_idents.h"
 
-#include "lmdb_store/read_cache.h"
-
 namespace datalog::store {
 
 std::optional<EntityId> TxnIdents::find(const Value& name) const {
@@ -11,6 +9,7 @@ std::optional<EntityId> TxnIdents::find(const Value& name) const {
 }
 
 void TxnIdents::remember(const Value& name, EntityId id) {
+  if (ids_.size() >= kMaxEntries) return;  // full: later lookups of name go to LMDB
   if (ids_.emplace(name, id).second) added_.push_back(name);
 }
 
@@ -24,11 +23,6 @@ void TxnIdents::undo_to(std::size_t mark) {
 void TxnIdents::clear() {
   ids_.clear();
   added_.clear();
-}
-
-void TxnIdents::publish(ReadCache& shared) {
-  for (const auto& [name, id] : ids_) shared.remember_ident(name, id);
-  clear();
 }
 
 }  // namespace datalog::store

@@ -4,7 +4,10 @@
 // Why: an ident lookup in LMDB costs a B-tree search; a bulk load names the same new entities
 // and attributes again and again. These idents must not reach the graph's shared ReadCache
 // before the transaction commits (a rollback may give their ids to other names), so the writer
-// keeps them here and publishes them after a successful commit.
+// keeps them here. They are not published at commit: the shared cache holds what readers and
+// later writers look up, not every entity a bulk load creates. At most kMaxEntries are kept
+// (a bulk load of millions of new entities must not hold them all in memory); past that,
+// lookups go to LMDB, which is always right.
 //
 // Contract: entries are undone in the reverse order they were added: mark() before a savepoint
 // level begins, undo_to(mark) when that level is rolled back. Thread safety: none (one owner).
@@ -20,8 +23,6 @@
 
 namespace datalog::store {
 
-class ReadCache;
-
 class TxnIdents {
  public:
   std::optional<EntityId> find(const Value& name) const;
@@ -31,8 +32,7 @@ class TxnIdents {
   void undo_to(std::size_t mark);  // forgets what was remembered since mark
   void clear();
 
-  // After a commit: hands every entry to the shared cache and forgets it.
-  void publish(ReadCache& shared);
+  static constexpr std::size_t kMaxEntries = std::size_t{1} << 16;
 
  private:
   std::unordered_map<Value, EntityId, ValueHash> ids_;

@@ -488,12 +488,11 @@ Status WriteTxn::commit() {
   env_->leave_txn();
   env_->release_writer();
   touch();
+  txn_idents_.clear();
   if (rc != MDB_SUCCESS) {
-    txn_idents_.clear();
     failure_ = status_from_mdb(rc, fmt::format("commit to graph '{}'", env_->path()));
     return failure_;
   }
-  txn_idents_.publish(env_->read_cache());  // committed now: every reader may use them
   return Status::OK();
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/uuid_text.h"
 #include "lmdb_store/catalog.h"
+#include "lmdb_store/txn_idents.h"
 #include "lmdb_store/write_txn.h"
 #include "test_support.h"
 
@@ -89,7 +90,18 @@ TEST_CASE("write cache: an ident rolled back with its savepoint is forgotten", "
   CHECK_FALSE(shared_ident(*env, ":kept"));  // nothing is shared before the commit
   require_ok(w->commit());
 
-  for (const char* name : {":kept", ":other", ":gone", ":reused", ":inner"}) {
+  // New idents are not pushed into the shared cache at commit; whatever it holds is right.
+  const char* const names[] = {":kept", ":other", ":gone", ":reused", ":inner"};
+  for (const char* name : names) {
+    INFO(name);
+    const std::optional<EntityId> shared = shared_ident(*env, name);
+    CHECK((!shared || shared == committed_ident(*env, name)));
+  }
+  // A later transaction that meets them shares them: they were committed before it began.
+  auto later = begin_write(env);
+  for (const char* name : names) ident(*later, name);
+  later->abort();
+  for (const char* name : names) {
     INFO(name);
     CHECK(shared_ident(*env, name) == committed_ident(*env, name));
   }
@@ -157,8 +169,29 @@ TEST_CASE("write cache: a rolled-back transaction shares none of its idents", "[
   auto next = begin_write(env);
   CHECK(ident(*next, ":fresh") == lost);
   require_ok(next->commit());
-  CHECK(shared_ident(*env, ":fresh") == lost);
+  CHECK(committed_ident(*env, ":fresh") == lost);
+  CHECK_FALSE(shared_ident(*env, ":fresh"));  // created by a writer: shared once someone meets it
   CHECK_FALSE(shared_ident(*env, ":lost"));
+}
+
+TEST_CASE("write cache: a transaction keeps a bounded number of idents; LMDB answers the rest",
+          "[write-cache]") {
+  const std::size_t n = TxnIdents::kMaxEntries + 10;
+  TxnIdents kept;
+  for (std::size_t i = 0; i < n; ++i) kept.remember(Value::keyword(":k" + std::to_string(i)), static_cast<EntityId>(i));
+  CHECK(kept.find(Value::keyword(":k0")) == EntityId{0});
+  CHECK_FALSE(kept.find(Value::keyword(":k" + std::to_string(n - 1))));
+  kept.undo_to(0);
+  CHECK_FALSE(kept.find(Value::keyword(":k0")));
+
+  TempDir dir;
+  auto env = open_graph(dir.file("many.graph"));
+  auto w = begin_write(env);
+  std::vector<EntityId> ids;
+  for (std::size_t i = 0; i < n; ++i) ids.push_back(ident(*w, ":e" + std::to_string(i)));
+  for (std::size_t i : {std::size_t{0}, n / 2, n - 1}) CHECK(ident(*w, ":e" + std::to_string(i)) == ids[i]);
+  require_ok(w->commit());
+  CHECK(committed_ident(*env, ":e" + std::to_string(n - 1)) == ids.back());
 }
 
 TEST_CASE("write cache: index cursors follow savepoint levels", "[write-cache]") {
