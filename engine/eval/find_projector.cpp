@@ -24,8 +24,24 @@ struct RowLess {
   }
 };
 
-Status column_of(const Relation& rel, const ast::Variable& var, int* col) {
-  *col = rel.column(var.name);
+// The bindings of a relation, as a source.
+class RelationSource final : public BindingSource {
+ public:
+  explicit RelationSource(const Relation& rel) : rel_(rel) {}
+  const std::vector<std::string>& vars() const override { return rel_.vars; }
+  Status next_binding(const Row** row) override {
+    *row = next_ < rel_.rows.size() ? &rel_.rows[next_++] : nullptr;
+    return Status::OK();
+  }
+
+ private:
+  const Relation& rel_;
+  std::size_t next_ = 0;
+};
+
+Status column_of(const std::vector<std::string>& vars, const ast::Variable& var, int* col) {
+  const auto it = std::find(vars.begin(), vars.end(), var.name);
+  *col = it == vars.end() ? -1 : static_cast<int>(it - vars.begin());
   if (*col < 0 && !var.is_wildcard()) {
     return Status(StatusCode::InvalidArgument,
                   fmt::format("variable {} in :find is not bound by :where", var.name));
@@ -60,14 +76,15 @@ Status make_accumulators(EvalContext& ctx, const ast::Query& q, const std::vecto
 
 // Plain variables and aggregates: one row per group, groups in ascending order. A pulled
 // variable groups like a plain one (as in Datomic); its group key is pulled afterwards.
-Status aggregate(EvalContext& ctx, const ast::Query& q, const Relation& rel, Relation* out) {
+Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, Relation* out) {
+  const std::vector<std::string>& vars = source.vars();
   std::vector<int> group_cols;
   std::vector<std::size_t> group_elems, agg_elems;
   for (std::size_t i = 0; i < q.find.size(); ++i) {
     const auto& f = q.find[i];
     if (f.kind == Kind::Variable || f.kind == Kind::Pull) {
       int col = -1;
-      DATALOG_RETURN_IF_ERROR(column_of(rel, f.var, &col));
+      DATALOG_RETURN_IF_ERROR(column_of(vars, f.var, &col));
       if (col < 0) return Status::OK();  // a wildcard is never bound: no rows
       group_cols.push_back(col);
       group_elems.push_back(i);
@@ -78,7 +95,7 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, const Relation& rel, Rel
   std::vector<int> agg_cols;
   for (std::size_t i : agg_elems) {
     int col = -1;
-    DATALOG_RETURN_IF_ERROR(column_of(rel, q.find[i].var, &col));
+    DATALOG_RETURN_IF_ERROR(column_of(vars, q.find[i].var, &col));
     agg_cols.push_back(col);
   }
   // Like Minigraf, an unknown aggregate is an error only once a group has rows.
@@ -86,7 +103,9 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, const Relation& rel, Rel
   Accumulators spare;  // made first to learn whether every name is known; the first group's
   DATALOG_RETURN_IF_ERROR(make_accumulators(ctx, q, agg_elems, &unknown, &spare));
   if (unknown) {
-    if (!rel.rows.empty()) return functions::unknown_aggregate_error(*unknown);
+    const Row* first = nullptr;
+    DATALOG_RETURN_IF_ERROR(source.next_binding(&first));
+    if (first) return functions::unknown_aggregate_error(*unknown);
     out->vars.clear();
     return Status::OK();
   }
@@ -103,23 +122,34 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, const Relation& rel, Rel
   std::unordered_map<Row, Accumulators*, RowHash> by_hash;
   const Value nil;
   Row group_key;
-  for (const Row& row : rel.rows) {
-    group_key.clear();
-    for (int c : group_cols) group_key.push_back(row[static_cast<std::size_t>(c)]);
-    auto found = by_hash.find(group_key);
-    if (found == by_hash.end()) {
-      Accumulators accs;
-      DATALOG_RETURN_IF_ERROR(new_accs(&accs));
-      auto it = groups.emplace(group_key, std::move(accs)).first;
-      found = by_hash.emplace(group_key, &it->second).first;
+  std::size_t seen = 0;
+  for (const Row* next = nullptr;;) {
+    DATALOG_RETURN_IF_ERROR(source.next_binding(&next));
+    if (!next) break;
+    const Row& row = *next;
+    ++seen;
+    Accumulators* group = nullptr;
+    if (group_cols.empty() && seen > 1) {
+      group = &groups.begin()->second;  // one group for all rows: no key to look up
+    } else {
+      group_key.clear();
+      for (int c : group_cols) group_key.push_back(row[static_cast<std::size_t>(c)]);
+      auto found = by_hash.find(group_key);
+      if (found == by_hash.end()) {
+        Accumulators accs;
+        DATALOG_RETURN_IF_ERROR(new_accs(&accs));
+        auto it = groups.emplace(group_key, std::move(accs)).first;
+        found = by_hash.emplace(group_key, &it->second).first;
+      }
+      group = found->second;
     }
-    Accumulators& accs = *found->second;
+    Accumulators& accs = *group;
     for (std::size_t a = 0; a < agg_cols.size(); ++a) {
       const Value& v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : nil;
       DATALOG_RETURN_IF_ERROR(accs[a]->add(v));
     }
   }
-  if (rel.rows.empty() && group_cols.empty()) {
+  if (seen == 0 && group_cols.empty()) {
     const bool zero_row = std::all_of(agg_elems.begin(), agg_elems.end(), [&](std::size_t i) {
       return functions::zero_row_on_empty_input(q.find[i].function);
     });
@@ -248,13 +278,14 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
   }
   Relation base;
   if (has_aggregate) {
-    DATALOG_RETURN_IF_ERROR(aggregate(ctx, q, bindings, &base));
+    RelationSource rows_in(bindings);
+    DATALOG_RETURN_IF_ERROR(aggregate(ctx, q, rows_in, &base));
   } else {
     base.vars = bindings.vars;
     for (std::size_t i = 0; i < q.find.size(); ++i) {
       if (q.find[i].kind != Kind::Variable && q.find[i].kind != Kind::Pull) continue;
       int col = -1;
-      DATALOG_RETURN_IF_ERROR(column_of(bindings, q.find[i].var, &col));
+      DATALOG_RETURN_IF_ERROR(column_of(bindings.vars, q.find[i].var, &col));
       if (col < 0) return Status::OK();  // a wildcard in :find: no rows (§6)
     }
   }
@@ -293,6 +324,20 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
     }
     rows->push_back(std::move(row));
   }
+  return Status::OK();
+}
+
+Status project_aggregates(EvalContext& ctx, const ast::Query& q, BindingSource& bindings,
+                          std::vector<Row>* rows) {
+  rows->clear();
+  Relation groups;
+  DATALOG_RETURN_IF_ERROR(aggregate(ctx, q, bindings, &groups));
+  if (static_cast<std::int64_t>(groups.rows.size()) > ctx.limits().max_results) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("Max query results ({}) exceeded.", ctx.limits().max_results));
+  }
+  rows->reserve(groups.rows.size());
+  for (const Row& g : groups.rows) rows->emplace_back(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(q.find.size()));
   return Status::OK();
 }
 

@@ -20,4 +20,18 @@ namespace datalog::eval {
 Status project_find(EvalContext& ctx, const ast::Query& query, const Relation& bindings,
                     std::vector<Row>* rows);
 
+// The bindings of :where handed over one row at a time, so that aggregates over a scan need not
+// build the relation first (query_stream.h).
+class BindingSource {
+ public:
+  virtual ~BindingSource() = default;
+  virtual const std::vector<std::string>& vars() const = 0;
+  // The next row in *row (valid until the next call), or null after the last.
+  virtual Status next_binding(const Row** row) = 0;
+};
+
+// project_find for a query whose :find holds aggregates and neither windows nor pull.
+Status project_aggregates(EvalContext& ctx, const ast::Query& query, BindingSource& bindings,
+                          std::vector<Row>* rows);
+
 }  // namespace datalog::eval

@@ -7,6 +7,7 @@
 #include "engine/eval/closure.h"
 #include "engine/eval/find_projector.h"
 #include "engine/eval/magic_sets.h"
+#include "engine/eval/query_stream.h"
 #include "engine/eval/rule_evaluator.h"
 #include "engine/time_text.h"
 #include "engine/uuid_text.h"
@@ -14,6 +15,17 @@
 namespace datalog::eval {
 
 namespace {
+
+// Aggregates, with plain variables or none, and no window or pull element.
+bool aggregates_only(const ast::Query& q) {
+  using Kind = ast::FindElement::Kind;
+  bool any = false;
+  for (const auto& f : q.find) {
+    if (f.kind == Kind::Aggregate) any = true;
+    else if (f.kind != Kind::Variable) return false;
+  }
+  return any;
+}
 
 Status missing_slot(const std::string& name) {
   return Status(StatusCode::InvalidArgument, fmt::format("missing bind value for slot '${}'", name));
@@ -259,6 +271,13 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   for (const auto& f : query.find) result->columns.push_back(f.header);
   result->rows.clear();
   result->trace.steps.clear();
+
+  // Aggregates over one scan fold the scan's bindings into groups as they come.
+  if (!options.trace && aggregates_only(query)) {
+    std::unique_ptr<QueryStream> stream;
+    DATALOG_RETURN_IF_ERROR(QueryStream::open_bindings(graph, query, inputs, options, &stream));
+    if (stream) return project_aggregates(stream->context(), stream->query(), *stream, &result->rows);
+  }
 
   TimeView view;
   DATALOG_RETURN_IF_ERROR(time_view(graph, query, inputs.slots, options.now_ms, &view));

@@ -33,11 +33,31 @@ bool is_plain_filter(const ast::ExprClause& c) {
 
 Status QueryStream::open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                          const RunOptions& options, std::unique_ptr<QueryStream>* out) {
+  return open_shape(graph, query, inputs, options, Shape::Rows, out);
+}
+
+Status QueryStream::open_bindings(GraphReader& graph, const ast::Query& query,
+                                  const QueryInputs& inputs, const RunOptions& options,
+                                  std::unique_ptr<QueryStream>* out) {
+  return open_shape(graph, query, inputs, options, Shape::Bindings, out);
+}
+
+Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
+                               const RunOptions& options, Shape shape,
+                               std::unique_ptr<QueryStream>* out) {
+  using Kind = ast::FindElement::Kind;
   out->reset();
   if (!inputs.bindings.empty() || !query.in.empty()) return Status::OK();
+  bool aggregates = false;
   for (const auto& f : query.find) {
-    if (f.kind != ast::FindElement::Kind::Variable || f.var.is_wildcard()) return Status::OK();
+    if (f.var.is_wildcard()) return Status::OK();
+    if (f.kind == Kind::Aggregate && shape == Shape::Bindings) {
+      aggregates = true;
+    } else if (f.kind != Kind::Variable) {
+      return Status::OK();
+    }
   }
+  if (shape == Shape::Bindings && !aggregates) return Status::OK();
   TimeView view;
   DATALOG_RETURN_IF_ERROR(query_time_view(graph, query, inputs.slots, options.now_ms, &view));
   Limits limits = options.limits;
@@ -48,13 +68,13 @@ Status QueryStream::open(GraphReader& graph, const ast::Query& query, const Quer
   ast::Query bound;
   DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &bound));
   bool streams = false;
-  DATALOG_RETURN_IF_ERROR(stream->start(std::move(bound), &streams));
+  DATALOG_RETURN_IF_ERROR(stream->start(std::move(bound), shape, &streams));
   if (streams) *out = std::move(stream);
   return Status::OK();
 }
 
 // Checks the query's shape and opens the scan; *streams is false for any other shape.
-Status QueryStream::start(ast::Query bound, bool* streams) {
+Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
   *streams = false;
   query_ = std::move(bound);
   const ast::Pattern* pattern = nullptr;
@@ -102,7 +122,7 @@ Status QueryStream::start(ast::Query bound, bool* streams) {
   for (const auto& f : query_.find) {
     const int column = scope_.column(f.var.name);
     if (column < 0) return Status::OK();  // the analyzer rejects this; run_query says how
-    find_columns_.push_back(column);
+    if (shape == Shape::Rows) find_columns_.push_back(column);
   }
   current_.assign(scope_.vars.size(), Value::nil());
   *streams = true;
@@ -124,8 +144,8 @@ Status QueryStream::passes_filters(bool* keep) {
   return Status::OK();
 }
 
-Status QueryStream::next(Row* row, bool* done) {
-  *done = true;
+Status QueryStream::next_binding(const Row** row) {
+  *row = nullptr;
   if (empty_) return Status::OK();
   while (!cursor_->at_end()) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
@@ -135,18 +155,28 @@ Status QueryStream::next(Row* row, bool* done) {
     DATALOG_RETURN_IF_ERROR(cursor_->next());
     bool keep = true;
     DATALOG_RETURN_IF_ERROR(passes_filters(&keep));
-    if (!keep) continue;
-    if (++produced_ > ctx_.limits().max_results) {
-      return Status(StatusCode::InvalidArgument,
-                    fmt::format("Max query results ({}) exceeded.", ctx_.limits().max_results));
+    if (keep) {
+      *row = &current_;
+      return Status::OK();
     }
-    row->resize(find_columns_.size());
-    for (std::size_t i = 0; i < find_columns_.size(); ++i) {
-      (*row)[i] = current_[static_cast<std::size_t>(find_columns_[i])];
-    }
-    *done = false;
-    return Status::OK();
   }
+  return Status::OK();
+}
+
+Status QueryStream::next(Row* row, bool* done) {
+  *done = true;
+  const Row* binding = nullptr;
+  DATALOG_RETURN_IF_ERROR(next_binding(&binding));
+  if (!binding) return Status::OK();
+  if (++produced_ > ctx_.limits().max_results) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("Max query results ({}) exceeded.", ctx_.limits().max_results));
+  }
+  row->resize(find_columns_.size());
+  for (std::size_t i = 0; i < find_columns_.size(); ++i) {
+    (*row)[i] = (*binding)[static_cast<std::size_t>(find_columns_[i])];
+  }
+  *done = false;
   return Status::OK();
 }
 

@@ -10,6 +10,10 @@
 // time; :max-results still counts the rows, and sqlite3_interrupt is polled as the scan goes.
 // Rows come in index order.
 //
+// The same scan also feeds aggregates: open_bindings() accepts a query whose :find holds
+// aggregates (no windows, no pull) and hands out the pattern's bindings one at a time
+// (BindingSource), so project_aggregates folds them into groups without building a relation.
+//
 // The stream reads through the GraphReader it was opened on, which must outlive it and must not
 // write while it is open. Thread safety: none; one reader at a time.
 #pragma once
@@ -19,25 +23,39 @@
 
 #include "engine/ast.h"
 #include "engine/eval/eval_context.h"
+#include "engine/eval/find_projector.h"
 #include "engine/eval/query_runner.h"
 #include "engine/eval/relation.h"
 #include "engine/storage.h"
 
 namespace datalog::eval {
 
-class QueryStream {
+class QueryStream final : public BindingSource {
  public:
   // *out stays null when the query cannot stream (run it with run_query instead).
   static Status open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                      const RunOptions& options, std::unique_ptr<QueryStream>* out);
+  // The same for a query whose :find holds aggregates: read it with next_binding().
+  static Status open_bindings(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
+                              const RunOptions& options, std::unique_ptr<QueryStream>* out);
 
   // The next row of the result into *row, or *done when there are no more.
   Status next(Row* row, bool* done);
 
+  // BindingSource: the pattern's variables, and their values datom by datom (filters applied).
+  const std::vector<std::string>& vars() const override { return scope_.vars; }
+  Status next_binding(const Row** row) override;
+
+  EvalContext& context() { return ctx_; }
+  const ast::Query& query() const { return query_; }  // with its slots filled in
+
  private:
+  enum class Shape { Rows, Bindings };
   QueryStream(GraphReader& graph, const TimeView& view, const Limits& limits)
       : ctx_(graph, view, limits) {}
-  Status start(ast::Query bound, bool* streams);
+  static Status open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
+                           const RunOptions& options, Shape shape, std::unique_ptr<QueryStream>* out);
+  Status start(ast::Query bound, Shape shape, bool* streams);
   Status passes_filters(bool* keep);
 
   EvalContext ctx_;
