@@ -22,6 +22,13 @@
 #include "engine/value.h"
 #include "engine/value_hash.h"
 
+namespace datalog::ast {
+struct Expr;
+}
+namespace datalog::functions {
+struct Builtin;
+}
+
 namespace datalog::eval {
 
 struct Limits {
@@ -81,6 +88,17 @@ class EvalContext {
   // The ident keyword of an entity, if it has one.
   Status keyword_of(EntityId id, std::optional<Value>* out);
 
+  // How an expression's operator is called, worked out on the first call of each expression
+  // node of the query (expression_eval.cpp), not once per row.
+  struct Callee {
+    enum class Kind : std::uint8_t { Sql, Regex, Builtin, External } kind = Kind::External;
+    const functions::Builtin* builtin = nullptr;
+    std::string name;  // the function's name for Sql (without "sql/") and External
+    std::string op;    // what it was resolved from: a node reused for another call re-resolves
+    std::size_t arity = 0;
+  };
+  std::unordered_map<const ast::Expr*, Callee>& callees() { return callees_; }
+
  private:
   GraphReader& graph_;
   TimeView view_;
@@ -91,6 +109,7 @@ class EvalContext {
   functions::RegexCache regexes_;
   std::unordered_map<Value, std::optional<EntityId>, ValueHash> entity_cache_;
   std::unordered_map<EntityId, std::optional<Value>> ident_cache_;
+  std::unordered_map<const ast::Expr*, Callee> callees_;
 };
 
 }  // namespace datalog::eval

@@ -1,5 +1,8 @@
 #include "engine/eval/expression_eval.h"
 
+#include <array>
+#include <span>
+
 #include <fmt/format.h>
 
 #include "engine/functions/builtins.h"
@@ -14,11 +17,12 @@ Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation&
                       const Row& row, std::optional<Value>* out);
 
 // A function of the host (a SQL function, §16); unknown everywhere is a query error.
-Status call_external(EvalContext& ctx, const std::string& name, const std::vector<Value>& args,
+Status call_external(EvalContext& ctx, const std::string& name, std::span<const Value> args,
                      std::optional<Value>* out) {
   if (ExternalFunctions* external = ctx.external_functions()) {
     bool found = false;
-    DATALOG_RETURN_IF_ERROR(external->call(ctx.graph(), name, args, &found, out));
+    DATALOG_RETURN_IF_ERROR(
+        external->call(ctx.graph(), name, std::vector<Value>(args.begin(), args.end()), &found, out));
     if (found) return Status::OK();
   }
   if (args.size() == 1) {
@@ -27,39 +31,70 @@ Status call_external(EvalContext& ctx, const std::string& name, const std::vecto
   return Status(StatusCode::InvalidArgument, fmt::format("unknown expression operator: {}", name));
 }
 
+// Which function e.op names: a `sql/` name, a regex function, a built-in, else the host's.
+EvalContext::Callee resolve_callee(const ast::Expr& e) {
+  using Kind = EvalContext::Callee::Kind;
+  EvalContext::Callee c{Kind::External, nullptr, e.op, e.op, e.args.size()};
+  if (std::optional<std::string> sql_name = sql_function_name(e.op)) {
+    c.kind = Kind::Sql;
+    c.name = std::move(*sql_name);
+  } else if (functions::is_regex_function(e.op) && e.args.size() == 2) {
+    c.kind = Kind::Regex;
+  } else if (const functions::Builtin* b = functions::find_builtin(e.op)) {
+    c.kind = Kind::Builtin;
+    c.builtin = b;
+  }
+  return c;
+}
+
+constexpr std::size_t kInlineArgs = 4;  // most calls take fewer: no heap for their arguments
+
 Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
                        std::optional<Value>* out) {
-  std::vector<Value> args;
-  args.reserve(e.args.size());
-  for (const auto& arg : e.args) {
+  using Kind = EvalContext::Callee::Kind;
+  auto found = ctx.callees().find(&e);
+  if (found == ctx.callees().end()) {
+    found = ctx.callees().emplace(&e, resolve_callee(e)).first;
+  } else if (found->second.arity != e.args.size() || found->second.op != e.op) {
+    found->second = resolve_callee(e);
+  }
+  const EvalContext::Callee& callee = found->second;
+
+  std::array<Value, kInlineArgs> inline_args;
+  std::vector<Value> heap_args;
+  if (e.args.size() > kInlineArgs) heap_args.resize(e.args.size());
+  const std::span<Value> args = e.args.size() > kInlineArgs
+                                    ? std::span<Value>(heap_args)
+                                    : std::span<Value>(inline_args.data(), e.args.size());
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
     std::optional<Value> v;
-    DATALOG_RETURN_IF_ERROR(argument_value(ctx, arg, rel, row, &v));
+    DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[i], rel, row, &v));
     if (!v) {
       out->reset();
       return Status::OK();
     }
-    args.push_back(std::move(*v));
+    args[i] = std::move(*v);
   }
-  if (const std::optional<std::string> sql_name = sql_function_name(e.op)) {
-    return call_external(ctx, *sql_name, args, out);
-  }
-  if (functions::is_regex_function(e.op) && args.size() == 2) {
-    const std::size_t p = functions::regex_pattern_argument(e.op);
-    if (!args[p].is(ValueKind::String)) {
-      out->reset();
+  switch (callee.kind) {
+    case Kind::Sql: return call_external(ctx, callee.name, args, out);
+    case Kind::Regex: {
+      const std::size_t p = functions::regex_pattern_argument(e.op);
+      if (!args[p].is(ValueKind::String)) {
+        out->reset();
+        return Status::OK();
+      }
+      const re2::RE2* re = nullptr;
+      DATALOG_RETURN_IF_ERROR(ctx.regexes().get(args[p].as_string(), &re));
+      *out = functions::call_regex(e.op, *re, args[1 - p]).value;
       return Status::OK();
     }
-    const re2::RE2* re = nullptr;
-    DATALOG_RETURN_IF_ERROR(ctx.regexes().get(args[p].as_string(), &re));
-    *out = functions::call_regex(e.op, *re, args[1 - p]).value;
-    return Status::OK();
+    case Kind::Builtin:
+      if (!callee.builtin->arity.accepts(args.size())) return functions::check_builtin_arity(e.op, args.size());
+      *out = callee.builtin->call(args).value;
+      return Status::OK();
+    case Kind::External: break;
   }
-  if (const functions::Builtin* b = functions::find_builtin(e.op)) {
-    if (!b->arity.accepts(args.size())) return functions::check_builtin_arity(e.op, args.size());
-    *out = b->call(args).value;
-    return Status::OK();
-  }
-  return call_external(ctx, e.op, args, out);
+  return call_external(ctx, callee.name, args, out);
 }
 
 Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,

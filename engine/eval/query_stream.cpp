@@ -108,8 +108,14 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
   if (!a) empty_ = true;
   if (v_constant) filter.v = *v_constant;
   if (v_var && !v_var->is_wildcard()) {
-    // The comparisons among the filters narrow the scan to the values that can pass them.
+    // The comparisons among the filters narrow the scan to the values that can pass them; on
+    // integer values, those with an integer constant then hold already (value_ranges.h).
     filter.v_ranges = value_ranges(v_var->name, comparison_filters(query_.where));
+    if (!filter.v_ranges.empty()) {
+      for (const ast::ExprClause* f : filters_) {
+        holds_on_integers_.push_back(exact_on_integers(*f, v_var->name));
+      }
+    }
   }
   if (e_var && !e_var->is_wildcard()) {
     entity_column_ = 0;
@@ -132,11 +138,14 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
 
 Status QueryStream::passes_filters(bool* keep) {
   *keep = true;
-  std::vector<Value> produced;
-  for (const ast::ExprClause* filter : filters_) {
-    produced.clear();
-    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, *filter, scope_, current_, &produced));
-    if (produced.empty()) {
+  const bool integer = value_column_ >= 0 &&
+                       current_[static_cast<std::size_t>(value_column_)].is(ValueKind::Integer);
+  for (std::size_t i = 0; i < filters_.size(); ++i) {
+    if (integer && i < holds_on_integers_.size() && holds_on_integers_[i]) continue;
+    const ast::ExprClause* filter = filters_[i];
+    produced_values_.clear();
+    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, *filter, scope_, current_, &produced_values_));
+    if (produced_values_.empty()) {
       *keep = false;
       return Status::OK();
     }

@@ -63,6 +63,8 @@ class QueryStream final : public BindingSource {
   std::vector<const ast::ExprClause*> filters_;
   Relation scope_;                   // the pattern's variables: what filters and :find read
   Row current_;                      // scope_'s values for the datom under the cursor
+  std::vector<Value> produced_values_;  // a filter's output, reused from row to row
+  std::vector<bool> holds_on_integers_;  // per filter: the scan's value ranges decide it on integers
   int entity_column_ = -1, value_column_ = -1;  // in scope_
   std::vector<int> find_columns_;    // :find element -> scope_ column
   std::unique_ptr<DatomCursor> cursor_;

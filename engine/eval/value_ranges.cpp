@@ -128,4 +128,9 @@ std::vector<ValueRange> value_ranges(const std::string& var,
   return out;
 }
 
+bool exact_on_integers(const ast::ExprClause& filter, const std::string& var) {
+  const std::optional<Bound> b = bound_of(filter);
+  return b && b->var->name == var && b->constant->is(ValueKind::Integer);
+}
+
 }  // namespace datalog::eval

@@ -25,4 +25,9 @@ std::vector<const ast::ExprClause*> comparison_filters(const std::vector<ast::Cl
 std::vector<ValueRange> value_ranges(const std::string& var,
                                      const std::vector<const ast::ExprClause*>& filters);
 
+// Whether filter compares var with an integer constant. Its integer range is then exact: an
+// integer value inside value_ranges(var, ...) passes it, so a scan held to those ranges need
+// not run it again on integer values.
+bool exact_on_integers(const ast::ExprClause& filter, const std::string& var);
+
 }  // namespace datalog::eval

@@ -108,3 +108,20 @@ TEST_CASE("Instants bound instants; a number and an instant bound nothing togeth
   CHECK_FALSE(passes(none, Value::integer(1)));
   CHECK_FALSE(passes(none, Value::instant(2000)));
 }
+
+TEST_CASE("Only a comparison with an integer constant is exact on integers") {
+  CHECK(exact_on_integers(std::get<ast::ExprClause>(compare("<", var("?v"), Value::integer(3)).node), "?v"));
+  CHECK(exact_on_integers(std::get<ast::ExprClause>(compare(">=", Value::integer(3), var("?v")).node), "?v"));
+  CHECK_FALSE(exact_on_integers(std::get<ast::ExprClause>(compare("<", var("?v"), Value::floating(3.5)).node), "?v"));
+  CHECK_FALSE(exact_on_integers(std::get<ast::ExprClause>(compare("<", var("?v"), Value::instant(3)).node), "?v"));
+  CHECK_FALSE(exact_on_integers(std::get<ast::ExprClause>(compare("<", var("?v"), Value::integer(3)).node), "?w"));
+  CHECK_FALSE(exact_on_integers(std::get<ast::ExprClause>(compare("=", var("?v"), Value::integer(3)).node), "?v"));
+  // The claim itself: every integer in the ranges passes each integer comparison.
+  const std::vector<ast::Clause> body{compare(">", var("?v"), Value::integer(-3)),
+                                      compare("<=", var("?v"), Value::floating(7.5)),
+                                      compare("<", var("?v"), Value::integer(5))};
+  const auto r = ranges_of(body);
+  for (std::int64_t i = -10; i <= 10; ++i) {
+    if (passes(r, Value::integer(i))) CHECK((i > -3 && i < 5));
+  }
+}
