@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "engine/ast_text.h"
+#include "engine/eval/closure.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/key_index.h"
 #include "engine/eval/value_ranges.h"
@@ -328,7 +329,13 @@ Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth,
     st = apply_rule_call(*c, rel);
   }
   if (trace_) {
-    trace_->steps.push_back(TraceStep{format_clause(clause), shown_access, estimate, rel.rows.size(), depth});
+    std::string text = format_clause(clause);
+    if (const auto* call = std::get_if<ast::RuleCall>(&clause.node)) {
+      ast::RuleCall as_written = *call;  // a closure set's call shows the user's rule name
+      as_written.name = rule_name_as_written(call->name);
+      text = format_clause(ast::Clause{as_written});
+    }
+    trace_->steps.push_back(TraceStep{std::move(text), shown_access, estimate, rel.rows.size(), depth});
   }
   return st;
 }

@@ -1,6 +1,7 @@
 #include "engine/eval/closure.h"
 
 #include <optional>
+#include <string_view>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -11,6 +12,8 @@
 namespace datalog::eval {
 
 namespace {
+
+constexpr std::string_view kClosurePrefix = "closure#";
 
 const ast::Variable* var_of(const ast::Term& t) {
   const auto* v = std::get_if<ast::Variable>(&t);
@@ -136,7 +139,7 @@ Status compute_closures(EvalContext& ctx, const std::vector<ast::Rule>& rules,
     TupleSet set;
     std::int64_t levels = 0;
     if (a) DATALOG_RETURN_IF_ERROR(walk(ctx, *a, *start, &set, &levels));
-    const std::string name = fmt::format("closure#{}#{}", call->name, sets->size());
+    const std::string name = fmt::format("{}{}#{}", kClosurePrefix, call->name, sets->size());
     if (trace) {
       trace->steps.push_back(TraceStep{
           fmt::format("({} {} ...): closure over {}", call->name, start->to_edn(), attribute->to_edn()),
@@ -146,6 +149,12 @@ Status compute_closures(EvalContext& ctx, const std::vector<ast::Rule>& rules,
     call->name = name;
   }
   return Status::OK();
+}
+
+std::string rule_name_as_written(const std::string& call_name) {
+  if (call_name.rfind(kClosurePrefix, 0) != 0) return call_name;
+  const std::string rest = call_name.substr(kClosurePrefix.size());
+  return rest.substr(0, rest.rfind('#'));
 }
 
 }  // namespace datalog::eval

@@ -33,4 +33,7 @@ Status compute_closures(EvalContext& ctx, const std::vector<ast::Rule>& rules,
                         std::vector<ast::Clause>& where, std::map<std::string, TupleSet>* sets,
                         Trace* trace);
 
+// The rule a call names, as the user wrote it: a closure set's call shows its rule's name.
+std::string rule_name_as_written(const std::string& call_name);
+
 }  // namespace datalog::eval
