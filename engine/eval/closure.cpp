@@ -90,8 +90,7 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
   edges.a = attribute;
   for (*levels = 0; !frontier.empty(); ++*levels) {
     if (*levels >= limits.max_iterations) {
-      return Status(StatusCode::InvalidArgument,
-                    fmt::format("Max iterations ({}) exceeded", limits.max_iterations));
+      return max_iterations_exceeded(limits);
     }
     DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
     std::int64_t produced = 0;
@@ -109,12 +108,10 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
       }));
     }
     if (produced > limits.max_derived_facts) {
-      return Status(StatusCode::InvalidArgument,
-                    fmt::format("Max derived facts per iteration ({}) exceeded", limits.max_derived_facts));
+      return max_derived_facts_exceeded(limits);
     }
     if (static_cast<std::int64_t>(reached.size()) > limits.max_results) {
-      return Status(StatusCode::InvalidArgument,
-                    fmt::format("Max query results ({}) exceeded.", limits.max_results));
+      return max_results_exceeded(limits);
     }
     frontier.swap(next);
   }

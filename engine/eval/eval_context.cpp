@@ -9,6 +9,21 @@ constexpr std::uint32_t kInterruptCheckEvery = 1024;
 constexpr std::string_view kSqlPrefix = "sql/";
 }  // namespace
 
+Status max_results_exceeded(const Limits& limits) {
+  return Status(StatusCode::InvalidArgument,
+                fmt::format("Max query results ({}) exceeded.", limits.max_results));
+}
+
+Status max_derived_facts_exceeded(const Limits& limits) {
+  return Status(StatusCode::InvalidArgument,
+                fmt::format("Max derived facts per iteration ({}) exceeded", limits.max_derived_facts));
+}
+
+Status max_iterations_exceeded(const Limits& limits) {
+  return Status(StatusCode::InvalidArgument,
+                fmt::format("Max iterations ({}) exceeded", limits.max_iterations));
+}
+
 std::optional<std::string> sql_function_name(const std::string& name) {
   if (name.size() <= kSqlPrefix.size() || name.compare(0, kSqlPrefix.size(), kSqlPrefix) != 0) {
     return std::nullopt;

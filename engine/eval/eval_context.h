@@ -37,6 +37,11 @@ struct Limits {
   std::int64_t max_iterations = 100'000;  // semi-naive rounds; a chain of n needs n
 };
 
+// The errors of exceeding each limit, in Minigraf's words (LANGUAGE.md §17).
+Status max_results_exceeded(const Limits& limits);
+Status max_derived_facts_exceeded(const Limits& limits);
+Status max_iterations_exceeded(const Limits& limits);
+
 // The functions of the host (the SQL functions of the connection, §16), for names the engine
 // does not know or that are written with the prefix `sql/`. Each call says *found = false when
 // the host has no such function; errors are query errors.

@@ -297,8 +297,7 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
     }
   }
   if (static_cast<std::int64_t>(source.rows.size()) > limits.max_results) {
-    return Status(StatusCode::InvalidArgument,
-                  fmt::format("Max query results ({}) exceeded.", limits.max_results));
+    return max_results_exceeded(limits);
   }
   std::vector<std::size_t> columns(q.find.size(), 0);  // looked up once, not per row
   for (std::size_t i = 0; i < q.find.size() && !has_aggregate; ++i) {
@@ -333,8 +332,7 @@ Status project_aggregates(EvalContext& ctx, const ast::Query& q, BindingSource& 
   Relation groups;
   DATALOG_RETURN_IF_ERROR(aggregate(ctx, q, bindings, &groups));
   if (static_cast<std::int64_t>(groups.rows.size()) > ctx.limits().max_results) {
-    return Status(StatusCode::InvalidArgument,
-                  fmt::format("Max query results ({}) exceeded.", ctx.limits().max_results));
+    return max_results_exceeded(ctx.limits());
   }
   rows->reserve(groups.rows.size());
   for (const Row& g : groups.rows) rows->emplace_back(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(q.find.size()));

@@ -178,8 +178,7 @@ Status QueryStream::next(Row* row, bool* done) {
   DATALOG_RETURN_IF_ERROR(next_binding(&binding));
   if (!binding) return Status::OK();
   if (++produced_ > ctx_.limits().max_results) {
-    return Status(StatusCode::InvalidArgument,
-                  fmt::format("Max query results ({}) exceeded.", ctx_.limits().max_results));
+    return max_results_exceeded(ctx_.limits());
   }
   row->resize(find_columns_.size());
   for (std::size_t i = 0; i < find_columns_.size(); ++i) {

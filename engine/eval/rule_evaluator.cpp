@@ -89,8 +89,7 @@ Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trac
   const Limits& limits = ctx_.limits();
   for (std::int64_t iteration = 0;; ++iteration) {
     if (iteration >= limits.max_iterations) {
-      return Status(StatusCode::InvalidArgument,
-                    fmt::format("Max iterations ({}) exceeded", limits.max_iterations));
+      return max_iterations_exceeded(limits);
     }
     std::map<std::string, TupleSet> fresh;
     std::int64_t produced = 0;
@@ -123,9 +122,7 @@ Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trac
         if (!known.contains(t)) target.insert(std::move(t));
       }
       if (produced > limits.max_derived_facts) {
-        return Status(StatusCode::InvalidArgument,
-                      fmt::format("Max derived facts per iteration ({}) exceeded",
-                                  limits.max_derived_facts));
+        return max_derived_facts_exceeded(limits);
       }
       return Status::OK();
     };
@@ -157,8 +154,7 @@ Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trac
                                        "semi-naive", 0, n, 0});
     }
     if (static_cast<std::int64_t>(derived_count()) > limits.max_results) {
-      return Status(StatusCode::InvalidArgument,
-                    fmt::format("Max query results ({}) exceeded.", limits.max_results));
+      return max_results_exceeded(limits);
     }
     if (!any) break;
     delta = std::move(fresh);
