@@ -159,9 +159,13 @@ def test_read_only_graph_as_another_user():
         _make_read_only_graph(folder_path)
         os.chmod(folder_path / "ro.db", 0o666)
         (folder_path / "child.py").write_text(_READ_ONLY_CHILD)
+        # The child loads its own copy: the build folder may sit in a directory only root can
+        # enter (a clone under mktemp -d, say).
+        shutil.copy(EXT if EXT.endswith(".so") else EXT + ".so", folder_path / "datalog.so")
+        os.chmod(folder_path / "datalog.so", 0o755)
         run = lambda: subprocess.run(
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
-             str(folder_path / "child.py"), str(folder_path / "ro.db"), EXT],
+             str(folder_path / "child.py"), str(folder_path / "ro.db"), str(folder_path / "datalog")],
             capture_output=True, text=True, timeout=60)
         # The lock file writable, the graph not: reads work, writes are refused.
         os.chmod(folder_path / "ro.graph-lock", 0o666)
