@@ -56,6 +56,8 @@ class DatomCursor {
   virtual ~DatomCursor() = default;
   virtual bool at_end() const = 0;
   virtual const Datom& datom() const = 0;
+  // The current datom, for the caller to move from: next() replaces it.
+  virtual Datom& take_datom() = 0;
   virtual Status next() = 0;
 };
 

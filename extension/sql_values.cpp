@@ -277,12 +277,11 @@ std::vector<Value> equal_candidates(sqlite3_value* v, std::optional<ValueKind> k
 }
 
 void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out) {
-  std::optional<Value> name;
+  std::optional<Value>& name = out->name;
   if (name_of(id, &name).ok() && name) {
     if (name->is(ValueKind::Keyword)) {
       out->type = SqlForm::Text;
-      out->owned = name->as_keyword();
-      out->text = out->owned;
+      out->text = name->as_keyword();
       return;
     }
     if (name->is(ValueKind::Uuid)) {

@@ -66,13 +66,14 @@ Converted instant_from_sql(sqlite3_value* v, std::string_view what);
 std::vector<Value> equal_candidates(sqlite3_value* v, std::optional<ValueKind> kind,
                                     const IdentResolver& lookup);
 
-// The SQL form of a value or entity (the mapping above). text views either the value's own
-// storage or `owned`, so a SqlForm is filled in place and not copied.
+// The SQL form of a value or entity (the mapping above). text views the value's own storage,
+// `name` (an entity's ident) or `owned`, so a SqlForm is filled in place and not copied.
 struct SqlForm {
   enum Type { Null, Integer, Real, Text, Blob } type = Null;
   std::int64_t integer = 0;
   double real = 0;
   std::string_view text;  // Text and Blob
+  std::optional<Value> name;
   std::string owned;
 
   SqlForm() = default;

@@ -285,7 +285,7 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
 Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
                   std::optional<Value>* name) {
   if (!shared) return ident_name(txn, t, id, name);
-  if ((*name = shared->ident_of(id))) return Status::OK();
+  if (shared->ident_of(id, name)) return Status::OK();
   DATALOG_RETURN_IF_ERROR(ident_name(txn, t, id, name));
   if (*name) shared->remember_name(id, **name);
   return Status::OK();

@@ -61,17 +61,26 @@ std::string encode_valid_to(std::int64_t valid_to) {
 void encode_valid_to(std::string& out, std::int64_t valid_to) { put_i64(out, valid_to); }
 
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, DecodedDatom* out) {
+  GiantRef giant;
+  const bool ok = decode_datom(index, key, data, &out->datom, &giant);
+  out->giant = giant.giant;
+  out->giant_hash = giant.hash;
+  return ok;
+}
+
+bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
+                  GiantRef* giant) {
   if (key.size() < kTxSuffix + 16 + 1 || data.size() != 8) return false;
   const std::string_view fact = key.substr(0, key.size() - kTxSuffix);
   const std::string_view suffix = key.substr(key.size() - kTxSuffix);
-  Datom& d = out->datom;
-  out->giant = false;
+  Datom& d = *datom;
+  giant->giant = false;
   auto take_value = [&](std::string_view in) -> std::size_t {
     DecodedValue dv = decode_value(in);
     if (!dv.ok) return 0;
     d.v = std::move(dv.value);
-    out->giant = dv.giant;
-    out->giant_hash = dv.hash;
+    giant->giant = dv.giant;
+    giant->hash = dv.hash;
     return dv.length;
   };
   switch (index) {

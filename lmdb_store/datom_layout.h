@@ -42,6 +42,12 @@ void encode_valid_to(std::string& out, std::int64_t valid_to);  // appends
 
 // Decodes a key of index (and its data) into datom. A giant value comes back as its prefix with
 // giant/hash set; the caller fetches the full text. Returns false on a malformed key.
+struct GiantRef {
+  bool giant = false;
+  std::uint64_t hash = 0;
+};
+bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant);
+
 struct DecodedDatom {
   Datom datom;
   bool giant = false;

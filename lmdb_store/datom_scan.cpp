@@ -83,29 +83,44 @@ Status DatomScan::fill() {
       break;
     }
     if (key.size() < kTxSuffix) return Status(StatusCode::Corrupt, "an index key is malformed");
-    // Read every record of this fact.
+    // Read every record of this fact. The first is decoded straight into the batch, where a fact
+    // with one record (the usual case) stays; a longer history is gathered in group_.
     const std::string_view fact = key.substr(0, key.size() - kTxSuffix);
-    group_.clear();
-    bool giant = false;
-    std::uint64_t hash = 0;
-    while (rc == MDB_SUCCESS) {
-      key = as_view(k);
-      if (key.size() < kTxSuffix || key.substr(0, key.size() - kTxSuffix) != fact) break;
-      DecodedDatom d;
-      if (!decode_datom(index_, key, as_view(v), &d)) {
-        return Status(StatusCode::Corrupt, "an index key is malformed");
+    auto same_fact = [&fact](std::string_view next_key) {
+      return next_key.size() >= kTxSuffix && next_key.substr(0, next_key.size() - kTxSuffix) == fact;
+    };
+    GiantRef giant;
+    if (!decode_datom(index_, key, as_view(v), &ready_.emplace_back(), &giant)) {
+      ready_.pop_back();
+      return Status(StatusCode::Corrupt, "an index key is malformed");
+    }
+    rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
+    const bool alone = rc != MDB_SUCCESS || !same_fact(as_view(k));
+    if (!alone) {
+      group_.clear();
+      group_.push_back(std::move(ready_.back()));
+      ready_.pop_back();
+      while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
+        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant)) {
+          return Status(StatusCode::Corrupt, "an index key is malformed");
+        }
+        rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
       }
-      giant = d.giant;
-      hash = d.giant_hash;
-      group_.push_back(std::move(d.datom));
-      rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
     }
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");
     last_fact = fact;
     read_any = true;
-    if (giant) {
+    if (alone) {
+      if (!visible_alone(ready_.back(), view_)) {
+        ready_.pop_back();
+      } else if (giant.giant) {
+        DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &ready_.back().v));
+      }
+      continue;
+    }
+    if (giant.giant) {
       Value full;
-      DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), hash, &full));
+      DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &full));
       for (Datom& d : group_) d.v = full;
     }
     append_visible(group_, view_, ready_);

@@ -42,6 +42,7 @@ class DatomScan {
                std::string end_key, const TimeView& view, ReadAhead read_ahead = ReadAhead::Live);
   bool at_end() const { return pos_ >= ready_.size() && exhausted_; }
   const Datom& datom() const { return ready_[pos_]; }
+  Datom& take_datom() { return ready_[pos_]; }  // for the caller to move from; next() replaces it
   Status next();
   Status reposition(MDB_txn* txn);
   void close();

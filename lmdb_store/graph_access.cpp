@@ -67,6 +67,7 @@ class FilteredScan final : public DatomCursor {
   }
   bool at_end() const override { return done_ || scan_.at_end(); }
   const Datom& datom() const override { return scan_.datom(); }
+  Datom& take_datom() override { return scan_.take_datom(); }
   Status next() override {
     DATALOG_RETURN_IF_ERROR(scan_.next());
     if (ranged_ && scan_.at_end()) {

@@ -9,11 +9,12 @@ std::optional<EntityId> ReadCache::entity_of(const Value& ident) {
   return it->second;
 }
 
-std::optional<Value> ReadCache::ident_of(EntityId id) {
+bool ReadCache::ident_of(EntityId id, std::optional<Value>* name) {
   std::lock_guard lock(mutex_);
   auto it = names_.find(id);
-  if (it == names_.end()) return std::nullopt;
-  return it->second;
+  if (it == names_.end()) return false;
+  *name = it->second;
+  return true;
 }
 
 void ReadCache::remember_ident(const Value& ident, EntityId id) {

@@ -22,7 +22,8 @@ namespace datalog::store {
 class ReadCache {
  public:
   std::optional<EntityId> entity_of(const Value& ident);
-  std::optional<Value> ident_of(EntityId id);
+  // Copies id's name into *name (reusing its storage) when known; false when not cached.
+  bool ident_of(EntityId id, std::optional<Value>* name);
   void remember_ident(const Value& ident, EntityId id);
   void remember_name(EntityId id, const Value& ident);
 

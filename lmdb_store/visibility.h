@@ -22,4 +22,10 @@ using datalog::TimeView;
 // The visible datoms are moved out of group, which is left in a valid but unspecified state.
 void append_visible(std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out);
 
+// Whether the only record of a fact is visible (the rules above for a group of one).
+inline bool visible_alone(const Datom& d, const TimeView& view) {
+  return d.tx <= view.as_of && d.op != Op::Retract &&
+         (view.any_valid_time || (d.valid_from <= view.valid_at && view.valid_at < d.valid_to));
+}
+
 }  // namespace datalog::store

@@ -1,5 +1,7 @@
 #include "engine/eval/query_stream.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/eval/expression_eval.h"
@@ -130,6 +132,10 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
     if (column < 0) return Status::OK();  // the analyzer rejects this; run_query says how
     if (shape == Shape::Rows) find_columns_.push_back(column);
   }
+  for (std::size_t i = 0; i < find_columns_.size(); ++i) {
+    moves_out_.push_back(std::find(find_columns_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                   find_columns_.end(), find_columns_[i]) == find_columns_.end());
+  }
   current_.assign(scope_.vars.size(), Value::nil());
   *streams = true;
   if (empty_) return Status::OK();
@@ -158,9 +164,9 @@ Status QueryStream::next_binding(const Row** row) {
   if (empty_) return Status::OK();
   while (!cursor_->at_end()) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
-    const Datom& d = cursor_->datom();
+    Datom& d = cursor_->take_datom();
     if (entity_column_ >= 0) current_[static_cast<std::size_t>(entity_column_)] = Value::ref(d.e);
-    if (value_column_ >= 0) current_[static_cast<std::size_t>(value_column_)] = d.v;
+    if (value_column_ >= 0) current_[static_cast<std::size_t>(value_column_)] = std::move(d.v);
     DATALOG_RETURN_IF_ERROR(cursor_->next());
     bool keep = true;
     DATALOG_RETURN_IF_ERROR(passes_filters(&keep));
@@ -180,9 +186,12 @@ Status QueryStream::next(Row* row, bool* done) {
   if (++produced_ > ctx_.limits().max_results) {
     return max_results_exceeded(ctx_.limits());
   }
+  // The binding is overwritten by the next call, so each column moves out at its last use.
   row->resize(find_columns_.size());
   for (std::size_t i = 0; i < find_columns_.size(); ++i) {
-    (*row)[i] = (*binding)[static_cast<std::size_t>(find_columns_[i])];
+    Value& cell = current_[static_cast<std::size_t>(find_columns_[i])];
+    if (moves_out_[i]) (*row)[i] = std::move(cell);
+    else (*row)[i] = cell;
   }
   *done = false;
   return Status::OK();

@@ -67,6 +67,7 @@ class QueryStream final : public BindingSource {
   std::vector<bool> holds_on_integers_;  // per filter: the scan's value ranges decide it on integers
   int entity_column_ = -1, value_column_ = -1;  // in scope_
   std::vector<int> find_columns_;    // :find element -> scope_ column
+  std::vector<bool> moves_out_;      // per :find element: the last use of its column
   std::unique_ptr<DatomCursor> cursor_;
   bool empty_ = false;               // a constant named nothing: no rows
   std::int64_t produced_ = 0;
