@@ -1,9 +1,12 @@
 #include "extension/graph_reading.h"
 
+#include "engine/script_runner.h"
+
 namespace datalog::ext {
 
 Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* out) {
   auto r = std::make_unique<GraphReading>();
+  r->session_ = &session;
   store::WriteTxn* writer = session.writer();
   if (writer && !writer->failure().ok()) return writer->failure();
   if (writer && writer->open()) {
@@ -13,6 +16,16 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
     r->access_.emplace(session.env(), r->snapshot_->txn());
   }
   *out = std::move(r);
+  return Status::OK();
+}
+
+Status GraphReading::rules(GraphSession::Rules* out) {
+  const std::uint64_t txn_id = snapshot_ ? mdb_txn_id(snapshot_->txn()) : 0;
+  if (snapshot_ && (*out = session_->cached_rules(txn_id))) return Status::OK();
+  auto loaded = std::make_shared<std::vector<ast::Rule>>();
+  DATALOG_RETURN_IF_ERROR(load_rules(*access_, loaded.get()));
+  *out = std::move(loaded);
+  if (snapshot_) session_->remember_rules(txn_id, *out);
   return Status::OK();
 }
 

@@ -17,7 +17,13 @@ class GraphReading {
   static Status open(GraphSession& session, std::unique_ptr<GraphReading>* out);
   store::GraphAccess& access() { return *access_; }
 
+  // The graph's rules, parsed (engine/script_runner.h load_rules). On a snapshot the session
+  // keeps them for the committed state; in a write transaction, which may change them, they are
+  // read afresh.
+  Status rules(GraphSession::Rules* out);
+
  private:
+  GraphSession* session_ = nullptr;
   std::shared_ptr<GraphSession::Snapshot> snapshot_;
   std::optional<store::GraphAccess> access_;
 };

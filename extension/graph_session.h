@@ -15,9 +15,12 @@
 #include <lmdb.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
+#include "engine/ast.h"
 #include "engine/schema.h"
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/graph_env.h"
@@ -77,6 +80,16 @@ class GraphSession {
   // Planner statistics, refreshed after this session commits.
   const store::GraphStats& stats();
 
+  // The graph's rules, parsed, as of the committed state with LMDB transaction id txn_id (what
+  // a read snapshot shows): a query that calls rules parses them once per state, not per call.
+  // Shared, so a query keeps its rules while a nested one (through an SQL function) replaces them.
+  using Rules = std::shared_ptr<const std::vector<ast::Rule>>;
+  Rules cached_rules(std::uint64_t txn_id) const { return rules_txn_id_ == txn_id ? rules_ : nullptr; }
+  void remember_rules(std::uint64_t txn_id, Rules rules) {
+    rules_txn_id_ = txn_id;
+    rules_ = std::move(rules);
+  }
+
  private:
   std::shared_ptr<store::GraphEnv> env_;
   std::chrono::milliseconds busy_timeout_;
@@ -85,6 +98,8 @@ class GraphSession {
   store::GraphStats stats_;
   bool stats_stale_ = true;
   std::optional<Schema> schema_;
+  std::uint64_t rules_txn_id_ = 0;
+  Rules rules_;
 };
 
 }  // namespace datalog::ext

@@ -40,11 +40,13 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
   close();
   std::unique_ptr<GraphReading> reading;
   DATALOG_RETURN_IF_ERROR(GraphReading::open(session, &reading));
-  std::vector<ast::Rule> rules;
+  static const std::vector<ast::Rule> kNoRules;
+  GraphSession::Rules loaded;
   if (calls_rules(query.where)) {
-    DATALOG_RETURN_IF_ERROR(load_rules(reading->access(), &rules));
-    DATALOG_RETURN_IF_ERROR(check_rule_calls(query, rules));
+    DATALOG_RETURN_IF_ERROR(reading->rules(&loaded));
+    DATALOG_RETURN_IF_ERROR(check_rule_calls(query, *loaded));
   }
+  const std::vector<ast::Rule>& rules = loaded ? *loaded : kNoRules;
   const bool on_snapshot = !(session.writer() && session.writer()->open());
   if (!on_snapshot || !rules.empty()) return evaluate(db, std::move(reading), query, rules, inputs);
 

@@ -112,6 +112,27 @@ def test_a_rule_defined_in_a_committed_transaction_persists(db_path, db):
         other.close()
 
 
+def test_queries_see_rules_another_connection_drops_and_redefines(db_path, db):
+    # Parsed rules are kept per committed state: a commit elsewhere must replace them.
+    exec_script(db, "(transact [[:a :n 1] [:b :n 2]]) (rule [(picked ?e) [?e :n 1]])")
+    assert query(db, "(query [:find ?e :where (picked ?e)])") == [(":a", None)]
+    other = connect(db_path)
+    try:
+        other.execute("CREATE VIRTUAL TABLE IF NOT EXISTS g USING datalog")
+        assert rows(other, "SELECT datalog_drop_rule('g', 'picked')") == [(1,)]
+        with raises_datalog("unknown rule 'picked'"):
+            query(db, "(query [:find ?e :where (picked ?e)])")
+        exec_script(other, "(rule [(picked ?e) [?e :n 2]])")
+        assert query(db, "(query [:find ?e :where (picked ?e)])") == [(":b", None)]
+        db.execute("BEGIN")
+        exec_script(db, "(rule [(picked ?e) [?e :n 1]])")
+        assert sorted(query(db, "(query [:find ?e :where (picked ?e)])")) == [(":a", None), (":b", None)]
+        db.execute("ROLLBACK")
+        assert query(db, "(query [:find ?e :where (picked ?e)])") == [(":b", None)]
+    finally:
+        other.close()
+
+
 def test_rollback_to_a_savepoint_undoes_writes_and_rules_since_it(db):
     db.execute("BEGIN")
     db.execute("INSERT INTO g(e, a, v) VALUES (':kept', ':n', 1)")
