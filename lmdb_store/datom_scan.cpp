@@ -26,13 +26,13 @@ DatomScan::~DatomScan() { close(); }
 
 void DatomScan::close() { txn_ = nullptr; }
 
-Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string start_key,
-                        std::string end_key, const TimeView& view, ReadAhead read_ahead) {
+Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string_view start_key,
+                        std::string_view end_key, const TimeView& view, ReadAhead read_ahead) {
   close();
   env_ = &env;
   index_ = index;
-  resume_ = std::move(start_key);
-  end_ = std::move(end_key);
+  resume_.assign(start_key);
+  end_.assign(end_key);
   view_ = view;
   ready_.clear();
   pos_ = 0;

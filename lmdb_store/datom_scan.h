@@ -16,6 +16,7 @@
 #include <lmdb.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lmdb_store/datom_layout.h"
@@ -38,8 +39,9 @@ class DatomScan {
   enum class ReadAhead { Live, Snapshot };
 
   // Starts a scan; positions on the first visible datom (or at the end).
-  Status start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string start_key,
-               std::string end_key, const TimeView& view, ReadAhead read_ahead = ReadAhead::Live);
+  // A scan may be started again: its buffers are reused.
+  Status start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string_view start_key,
+               std::string_view end_key, const TimeView& view, ReadAhead read_ahead = ReadAhead::Live);
   bool at_end() const { return pos_ >= ready_.size() && exhausted_; }
   const Datom& datom() const { return ready_[pos_]; }
   Datom& take_datom() { return ready_[pos_]; }  // for the caller to move from; next() replaces it

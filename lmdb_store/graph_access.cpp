@@ -18,8 +18,6 @@ std::string id_bytes(EntityId id) {
 
 }  // namespace
 
-namespace {
-
 // A DatomScan over the index a filter's fixed parts choose: entity -> EAVT, attribute + value ->
 // AVET, attribute -> AEVT, a reference value -> VAET, otherwise all of EAVT. Datoms the key
 // range cannot exclude are filtered here.
@@ -30,6 +28,8 @@ class FilteredScan final : public DatomCursor {
     txn_ = txn;
     view_ = view;
     filter_ = f;
+    ranged_ = false;
+    done_ = false;
     if (!f.v_ranges.empty() && f.a && !f.e && !f.v) {
       // Value ranges of one attribute: each range is one key range of AVET, in key order.
       ranged_ = true;
@@ -37,32 +37,34 @@ class FilteredScan final : public DatomCursor {
       return start_range();
     }
     IndexId index = IndexId::Eavt;
-    std::string prefix;
+    std::string& prefix = prefix_;  // reused when the scan is started again
+    prefix.clear();
     exact_ = f.v_ranges.empty();  // the key range holds only matching datoms
     if (f.e) {
-      prefix = id_bytes(*f.e);
+      put_i64(prefix, *f.e);
       if (f.a) {
-        prefix += id_bytes(*f.a);
+        put_i64(prefix, *f.a);
         if (f.v) encode_value(prefix, *f.v);
       } else {
         exact_ = exact_ && !f.v;
       }
     } else if (f.a && f.v) {
       index = IndexId::Avet;
-      prefix = id_bytes(*f.a);
+      put_i64(prefix, *f.a);
       encode_value(prefix, *f.v);
     } else if (f.a) {
       index = IndexId::Aevt;
-      prefix = id_bytes(*f.a);
+      put_i64(prefix, *f.a);
     } else if (f.v && f.v->is(ValueKind::Ref)) {
       index = IndexId::Vaet;
-      prefix = id_bytes(f.v->as_ref());
+      put_i64(prefix, f.v->as_ref());
     } else {
       exact_ = exact_ && !f.v;
     }
-    const std::string end = prefix.empty() ? std::string() : prefix_successor(prefix);
+    end_key_.assign(prefix);
+    advance_to_successor(end_key_);  // empty (scan to the end) when prefix is empty or all 0xFF
     // The scan ends before its reader writes again, so it may read ahead.
-    DATALOG_RETURN_IF_ERROR(scan_.start(env, txn, index, prefix, end, view, DatomScan::ReadAhead::Snapshot));
+    DATALOG_RETURN_IF_ERROR(scan_.start(env, txn, index, prefix, end_key_, view, DatomScan::ReadAhead::Snapshot));
     return skip_mismatches();
   }
   bool at_end() const override { return done_ || scan_.at_end(); }
@@ -113,10 +115,13 @@ class FilteredScan final : public DatomCursor {
   std::size_t range_ = 0;
   DatomFilter filter_;
   bool exact_ = true;
+  std::string prefix_, end_key_;
   DatomScan scan_;
 };
 
-}  // namespace
+GraphAccess::GraphAccess(GraphEnv& env, MDB_txn* snapshot) : env_(env), snapshot_(snapshot) {}
+GraphAccess::GraphAccess(GraphEnv& env, WriteTxn& writer) : env_(env), writer_(&writer) {}
+GraphAccess::~GraphAccess() = default;
 
 Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
                                 std::unique_ptr<DatomCursor>* out) {
@@ -128,11 +133,24 @@ Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
 
 Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
                          const std::function<bool(const Datom&)>& each) {
-  FilteredScan s;
-  DATALOG_RETURN_IF_ERROR(s.start(env_, txn(), f, view));
-  while (!s.at_end()) {
-    if (!each(s.datom())) return Status::OK();
-    DATALOG_RETURN_IF_ERROR(s.next());
+  std::unique_ptr<FilteredScan> own;
+  FilteredScan* s = nullptr;
+  if (spare_in_use_) {
+    own = std::make_unique<FilteredScan>();
+    s = own.get();
+  } else {
+    if (!spare_scan_) spare_scan_ = std::make_unique<FilteredScan>();
+    s = spare_scan_.get();
+    spare_in_use_ = true;
+  }
+  struct Release {
+    bool* in_use;
+    ~Release() { if (in_use) *in_use = false; }
+  } release{own ? nullptr : &spare_in_use_};
+  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, view));
+  while (!s->at_end()) {
+    if (!each(s->datom())) return Status::OK();
+    DATALOG_RETURN_IF_ERROR(s->next());
   }
   return Status::OK();
 }

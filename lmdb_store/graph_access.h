@@ -10,6 +10,7 @@
 
 #include <lmdb.h>
 
+#include <memory>
 #include <unordered_map>
 
 #include "engine/storage.h"
@@ -19,10 +20,15 @@
 
 namespace datalog::store {
 
+class FilteredScan;  // graph_access.cpp
+
 class GraphAccess final : public GraphWriter {
  public:
-  GraphAccess(GraphEnv& env, MDB_txn* snapshot) : env_(env), snapshot_(snapshot) {}
-  GraphAccess(GraphEnv& env, WriteTxn& writer) : env_(env), writer_(&writer) {}
+  GraphAccess(GraphEnv& env, MDB_txn* snapshot);
+  GraphAccess(GraphEnv& env, WriteTxn& writer);
+  ~GraphAccess() override;
+  GraphAccess(const GraphAccess&) = delete;
+  GraphAccess& operator=(const GraphAccess&) = delete;
 
   Status scan(const DatomFilter& filter, const TimeView& view,
               const std::function<bool(const Datom&)>& each) override;
@@ -56,6 +62,10 @@ class GraphAccess final : public GraphWriter {
   bool have_stats_ = false;
   GraphStats stats_;
   std::unordered_map<EntityId, AttributeStats> attribute_stats_;
+  // Reused by consecutive scan() calls (a closure walk makes one per node), so its buffers are
+  // allocated once; a scan started from inside another's callback gets its own.
+  std::unique_ptr<FilteredScan> spare_scan_;
+  bool spare_in_use_ = false;
 };
 
 }  // namespace datalog::store

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lmdb_store/graph_access.h"
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/write_txn.h"
 #include "test_support.h"
@@ -225,6 +226,50 @@ TEST_CASE("scan: outlives the savepoint levels and the transaction it read", "[s
   CHECK(next_e(s) == 6);
   require_ok(s.next());
   CHECK(s.at_end());  // fact 10 was rolled back
+}
+
+TEST_CASE("graph access: scans one after another, and one inside another's callback", "[scan]") {
+  // GraphAccess reuses one scan object for consecutive scans; a scan started while it is in use
+  // must get its own, and neither may disturb the other.
+  TempDir dir;
+  auto env = open_graph(dir.file("nested.graph"));
+  std::vector<Datom> facts;
+  for (EntityId e = 1; e <= 40; ++e) {
+    facts.push_back(fact(e, kA, Value::ref(e + 1), 1));
+    facts.push_back(fact(e, kB, Value::integer(e * 10), 1));
+  }
+  commit_facts(env, facts);
+  ReadSnapshot r(*env);
+  GraphAccess access(*env, r.txn());
+  const TimeView now{};
+  std::vector<std::string> pairs;
+  DatomFilter edges;
+  edges.a = kA;
+  require_ok(access.scan(edges, now, [&](const Datom& edge) {
+    DatomFilter of_target;
+    of_target.e = edge.v.as_ref();
+    of_target.a = kB;
+    require_ok(access.scan(of_target, now, [&](const Datom& d) {
+      pairs.push_back(std::to_string(edge.e) + "->" + std::to_string(d.v.as_integer()));
+      return true;
+    }));
+    return true;
+  }));
+  std::vector<std::string> expected;
+  for (EntityId e = 1; e <= 39; ++e) expected.push_back(std::to_string(e) + "->" + std::to_string((e + 1) * 10));
+  CHECK(pairs == expected);
+  // Consecutive point scans, as a closure walk makes: each sees only its own entity.
+  for (EntityId e : {7, 3, 40, 41, 1}) {
+    DatomFilter one;
+    one.e = e;
+    one.a = kB;
+    std::vector<std::int64_t> seen;
+    require_ok(access.scan(one, now, [&](const Datom& d) {
+      seen.push_back(d.v.as_integer());
+      return true;
+    }));
+    CHECK(seen == (e <= 40 ? std::vector<std::int64_t>{e * 10} : std::vector<std::int64_t>{}));
+  }
 }
 
 }  // namespace
