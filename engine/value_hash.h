@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "engine/value.h"
@@ -16,7 +17,7 @@ struct ValueHash {
 };
 
 struct RowHash {
-  std::size_t operator()(const std::vector<Value>& row) const {
+  std::size_t operator()(std::span<const Value> row) const {
     std::size_t h = 0x9e3779b97f4a7c15ULL;
     for (const Value& v : row) h = (h ^ hash_value(v)) * 0x100000001b3ULL + (h >> 17);
     return h;

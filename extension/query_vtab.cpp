@@ -377,8 +377,8 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
         for (Value& v : candidates) {
           // Each value once: a duplicate would repeat every result row.
           const bool seen = std::any_of(rel.rows.begin(), rel.rows.end(),
-                                        [&](const eval::Row& r) { return r[0] == v; });
-          if (!seen) rel.rows.push_back({std::move(v)});
+                                        [&](eval::RowView r) { return r[0] == v; });
+          if (!seen) rel.rows.push_back(eval::Row{std::move(v)});
         }
         inputs.bindings.push_back(std::move(rel));
       }

@@ -51,26 +51,19 @@ Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
                              const std::vector<std::string>& names) {
   Relation out;
   out.vars = names;
-  // The set holds positions in out.rows, so each distinct row is allocated once, where it stays.
+  // The set holds positions in out.rows: each projected row is added, and taken back when it
+  // was there already.
   auto hash = [&](std::size_t i) { return RowHash{}(out.rows[i]); };
-  auto equal = [&](std::size_t i, std::size_t j) { return out.rows[i] == out.rows[j]; };
+  auto equal = [&](std::size_t i, std::size_t j) { return same_row(out.rows[i], out.rows[j]); };
   std::unordered_set<std::size_t, decltype(hash), decltype(equal)> seen(rel.rows.size(), hash, equal);
-  for (const Row& row : rel.rows) {
-    Row& key = out.rows.emplace_back();
-    key.reserve(cols.size());
+  Row key;
+  for (RowView row : rel.rows) {
+    key.clear();
     for (int c : cols) key.push_back(row[static_cast<std::size_t>(c)]);
+    out.rows.push_back_moved(key);
     if (!seen.insert(out.rows.size() - 1).second) out.rows.pop_back();
   }
   return out;
-}
-
-// A copy of row widened to width columns (the new ones nil), in one allocation.
-Row widened(const Row& row, std::size_t width) {
-  Row next;
-  next.reserve(width);
-  next.insert(next.end(), row.begin(), row.end());
-  next.resize(width);
-  return next;
 }
 
 }  // namespace
@@ -441,8 +434,8 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   };
 
   // Extends row with a match, checking repeated variables; false when they disagree.
-  auto extend = [&](const Row& row, const Match& m, Row& next) -> Status {
-    next = widened(row, out.vars.size());
+  auto extend = [&](RowView row, const Match& m, Row& next) -> Status {
+    widen_into(row, out.vars.size(), next);
     if (meta_order >= 0) {
       Value& last = next[static_cast<std::size_t>(meta_order)];
       if (last.is(ValueKind::Nil) || last.as_integer() < order) {  // the textually last one wins
@@ -521,7 +514,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       index.add(key);
     }
     index.build();
-    for (const Row& row : rel.rows) {
+    for (RowView row : rel.rows) {
       DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
       key.clear();
       bool possible = true;
@@ -553,7 +546,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   Row key;  // reused for lookups; moved into the memo only on a miss
   DatomFilter f;
   if (slots[2].kind == Slot::Kind::Free) f.v_ranges = v_ranges;
-  for (const Row& row : rel.rows) {
+  for (RowView row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     key.clear();
     f.e = const_e;
@@ -614,22 +607,25 @@ Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel) 
     }
   }
   std::vector<Value> produced;
-  for (Row& row : rel.rows) {
+  Row next;
+  for (std::span<Value> row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     produced.clear();
     DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, c, rel, row, &produced));
     if (!c.out) {
       // A filter: produced holds one truthy marker when the row stays.
-      if (!produced.empty()) out.rows.push_back(std::move(row));
+      if (!produced.empty()) out.rows.push_back_moved(row);
       continue;
     }
     for (Value& v : produced) {
       if (c.out->is_wildcard()) {
-        out.rows.push_back(row);
+        out.rows.push_back(RowView(row));
       } else if (out_bound) {
-        if (ctx_.join_key(row[static_cast<std::size_t>(out_col)]) == ctx_.join_key(v)) out.rows.push_back(row);
+        if (ctx_.join_key(row[static_cast<std::size_t>(out_col)]) == ctx_.join_key(v)) {
+          out.rows.push_back(RowView(row));
+        }
       } else {
-        Row next = widened(row, row.size() + 1);
+        widen_into(row, row.size() + 1, next);
         next.back() = std::move(v);
         out.rows.push_back(std::move(next));
       }
@@ -666,19 +662,17 @@ Status BodyEvaluator::apply_not(const ast::Not& n, Relation& rel, int depth) {
   for (const auto& k : keys) matched_cols.push_back(matched.column(k));
   KeyIndex excluded(keys.size());
   Row key;
-  for (const Row& row : matched.rows) {
+  for (RowView row : matched.rows) {
     key.clear();
     for (int c : matched_cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
     excluded.add(key);
   }
   excluded.build();
-  std::vector<Row> kept;
-  for (Row& row : rel.rows) {
+  rel.rows.keep_if([&](RowView row) {
     key.clear();
     for (int c : cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
-    if (!excluded.contains(key)) kept.push_back(std::move(row));
-  }
-  rel.rows = std::move(kept);
+    return !excluded.contains(key);
+  });
   return Status::OK();
 }
 
@@ -728,7 +722,7 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
       return Status(StatusCode::InvalidArgument,
                     "all branches of (or ...) must introduce the same set of new variables");
     }
-    for (const Row& row : result.rows) {
+    for (RowView row : result.rows) {
       Row t;
       t.reserve(pick.size());
       for (int c : pick) t.push_back(row[static_cast<std::size_t>(c)]);
@@ -748,11 +742,12 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
   Relation out;
   out.vars = rel.vars;
   out.vars.insert(out.vars.end(), fresh.begin(), fresh.end());
-  for (const Row& row : rel.rows) {
+  Row next;
+  for (RowView row : rel.rows) {
     key.clear();
     for (int c : cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
     for (std::uint32_t t = index.find(key); t != KeyIndex::kNone; t = index.next(t)) {
-      Row next = widened(row, out.vars.size());
+      widen_into(row, out.vars.size(), next);
       for (std::size_t i = shared.size(); i < union_vars.size(); ++i) {
         next[row.size() + i - shared.size()] = (*tuples[t])[i];
       }
@@ -803,8 +798,8 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     if (args[i].kind == Slot::Kind::Constant || args[i].kind == Slot::Kind::Bound) mask |= std::uint64_t{1} << i;
   }
   const TupleSet::Index& index = tuples->index(mask);
-  Row key;
-  for (const Row& row : rel.rows) {
+  Row key, next;
+  for (RowView row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     key.clear();
     for (const ArgSlot& a : args) {
@@ -815,7 +810,7 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     if (it == index.end()) continue;
     for (const Row* tuple : it->second) {
       const Row& t = *tuple;
-      Row next = widened(row, out.vars.size());
+      widen_into(row, out.vars.size(), next);
       bool ok = true;
       for (std::size_t i = 0; i < args.size() && ok; ++i) {
         if (args[i].kind == Slot::Kind::Free) next[static_cast<std::size_t>(args[i].column)] = t[i];

@@ -14,7 +14,7 @@ namespace {
 
 // The value of one argument; nullopt = the row fails (an inner error).
 Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,
-                      const Row& row, std::optional<Value>* out);
+                      RowView row, std::optional<Value>* out);
 
 // A function of the host (a SQL function, §16); unknown everywhere is a query error.
 Status call_external(EvalContext& ctx, const std::string& name, std::span<const Value> args,
@@ -49,7 +49,7 @@ EvalContext::Callee resolve_callee(const ast::Expr& e) {
 
 constexpr std::size_t kInlineArgs = 4;  // most calls take fewer: no heap for their arguments
 
-Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
+Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel, RowView row,
                        std::optional<Value>* out) {
   using Kind = EvalContext::Callee::Kind;
   auto found = ctx.callees().find(&e);
@@ -98,7 +98,7 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
 }
 
 Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,
-                      const Row& row, std::optional<Value>* out) {
+                      RowView row, std::optional<Value>* out) {
   if (const auto* v = std::get_if<ast::Variable>(&arg)) {
     const int col = rel.column(v->name);
     if (col < 0) {
@@ -121,7 +121,7 @@ Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation&
 }
 
 // [(get-else ?e :attr default) ?v]: the entity's values of :attr, or default when it has none.
-Status get_else(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
+Status get_else(EvalContext& ctx, const ast::Expr& e, const Relation& rel, RowView row,
                 std::vector<Value>* produced) {
   if (e.args.size() != 3) {
     return Status(StatusCode::InvalidArgument, "get-else takes exactly 3 arguments: ?e :attr default");
@@ -148,7 +148,7 @@ Status get_else(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const
 }
 
 // [(missing? ?e :attr)]: true when the entity has no visible value of :attr.
-Status missing(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const Row& row,
+Status missing(EvalContext& ctx, const ast::Expr& e, const Relation& rel, RowView row,
                bool* result) {
   if (e.args.size() != 2) {
     return Status(StatusCode::InvalidArgument, "missing? takes exactly 2 arguments: ?e :attr");
@@ -174,7 +174,7 @@ Status missing(EvalContext& ctx, const ast::Expr& e, const Relation& rel, const 
 }  // namespace
 
 Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& clause,
-                                  const Relation& rel, const Row& row, std::vector<Value>* produced) {
+                                  const Relation& rel, RowView row, std::vector<Value>* produced) {
   const ast::Expr& e = clause.expr;
   if (e.op == "get-else") {
     std::vector<Value> values;

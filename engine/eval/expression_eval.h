@@ -17,6 +17,6 @@
 namespace datalog::eval {
 
 Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& clause,
-                                  const Relation& rel, const Row& row, std::vector<Value>* produced);
+                                  const Relation& rel, RowView row, std::vector<Value>* produced);
 
 }  // namespace datalog::eval

@@ -29,8 +29,9 @@ class RelationSource final : public BindingSource {
  public:
   explicit RelationSource(const Relation& rel) : rel_(rel) {}
   const std::vector<std::string>& vars() const override { return rel_.vars; }
-  Status next_binding(const Row** row) override {
-    *row = next_ < rel_.rows.size() ? &rel_.rows[next_++] : nullptr;
+  Status next_binding(RowView* row, bool* found) override {
+    *found = next_ < rel_.rows.size();
+    if (*found) *row = rel_.rows[next_++];
     return Status::OK();
   }
 
@@ -103,9 +104,10 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
   Accumulators spare;  // made first to learn whether every name is known; the first group's
   DATALOG_RETURN_IF_ERROR(make_accumulators(ctx, q, agg_elems, &unknown, &spare));
   if (unknown) {
-    const Row* first = nullptr;
-    DATALOG_RETURN_IF_ERROR(source.next_binding(&first));
-    if (first) return functions::unknown_aggregate_error(*unknown);
+    RowView first;
+    bool found = false;
+    DATALOG_RETURN_IF_ERROR(source.next_binding(&first, &found));
+    if (found) return functions::unknown_aggregate_error(*unknown);
     out->vars.clear();
     return Status::OK();
   }
@@ -123,10 +125,10 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
   const Value nil;
   Row group_key;
   std::size_t seen = 0;
-  for (const Row* next = nullptr;;) {
-    DATALOG_RETURN_IF_ERROR(source.next_binding(&next));
-    if (!next) break;
-    const Row& row = *next;
+  for (RowView row;;) {
+    bool more = false;
+    DATALOG_RETURN_IF_ERROR(source.next_binding(&row, &more));
+    if (!more) break;
     ++seen;
     Accumulators* group = nullptr;
     if (group_cols.empty() && seen > 1) {
@@ -335,7 +337,7 @@ Status project_aggregates(EvalContext& ctx, const ast::Query& q, BindingSource& 
     return max_results_exceeded(ctx.limits());
   }
   rows->reserve(groups.rows.size());
-  for (const Row& g : groups.rows) rows->emplace_back(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(q.find.size()));
+  for (RowView g : groups.rows) rows->emplace_back(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(q.find.size()));
   return Status::OK();
 }
 

@@ -26,8 +26,8 @@ class BindingSource {
  public:
   virtual ~BindingSource() = default;
   virtual const std::vector<std::string>& vars() const = 0;
-  // The next row in *row (valid until the next call), or null after the last.
-  virtual Status next_binding(const Row** row) = 0;
+  // The next row in *row (valid until the next call) and *found; *found false after the last.
+  virtual Status next_binding(RowView* row, bool* found) = 0;
 };
 
 // project_find for a query whose :find holds aggregates and neither windows nor pull.

@@ -248,14 +248,15 @@ Relation join_inputs(const std::vector<Relation>& inputs) {
     Relation next;
     next.vars = acc.vars;
     for (int c : added) next.vars.push_back(in.vars[static_cast<std::size_t>(c)]);
-    for (const Row& left : acc.rows) {
-      for (const Row& right : in.rows) {
+    Row row;
+    for (RowView left : acc.rows) {
+      for (RowView right : in.rows) {
         bool match = true;
         for (auto [a, c] : shared) {
           if (!(left[static_cast<std::size_t>(a)] == right[static_cast<std::size_t>(c)])) match = false;
         }
         if (!match) continue;
-        Row row = left;
+        row.assign(left.begin(), left.end());
         for (int c : added) row.push_back(right[static_cast<std::size_t>(c)]);
         next.rows.push_back(std::move(row));
       }

@@ -159,8 +159,8 @@ Status QueryStream::passes_filters(bool* keep) {
   return Status::OK();
 }
 
-Status QueryStream::next_binding(const Row** row) {
-  *row = nullptr;
+Status QueryStream::next_binding(RowView* row, bool* found) {
+  *found = false;
   if (empty_) return Status::OK();
   while (!cursor_->at_end()) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
@@ -171,7 +171,8 @@ Status QueryStream::next_binding(const Row** row) {
     bool keep = true;
     DATALOG_RETURN_IF_ERROR(passes_filters(&keep));
     if (keep) {
-      *row = &current_;
+      *row = current_;
+      *found = true;
       return Status::OK();
     }
   }
@@ -180,9 +181,10 @@ Status QueryStream::next_binding(const Row** row) {
 
 Status QueryStream::next(Row* row, bool* done) {
   *done = true;
-  const Row* binding = nullptr;
-  DATALOG_RETURN_IF_ERROR(next_binding(&binding));
-  if (!binding) return Status::OK();
+  RowView binding;
+  bool found = false;
+  DATALOG_RETURN_IF_ERROR(next_binding(&binding, &found));
+  if (!found) return Status::OK();
   if (++produced_ > ctx_.limits().max_results) {
     return max_results_exceeded(ctx_.limits());
   }

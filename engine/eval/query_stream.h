@@ -44,7 +44,7 @@ class QueryStream final : public BindingSource {
 
   // BindingSource: the pattern's variables, and their values datom by datom (filters applied).
   const std::vector<std::string>& vars() const override { return scope_.vars; }
-  Status next_binding(const Row** row) override;
+  Status next_binding(RowView* row, bool* found) override;
 
   EvalContext& context() { return ctx_; }
   const ast::Query& query() const { return query_; }  // with its slots filled in

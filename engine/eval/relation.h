@@ -2,18 +2,138 @@
 // produces (relation-at-a-time evaluation).
 #pragma once
 
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <iterator>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/value.h"
 
 namespace datalog::eval {
 
-using Row = std::vector<Value>;
+using Row = std::vector<Value>;       // one row built on its own (a key, a tuple, a result)
+using RowView = std::span<const Value>;  // one row of a relation, read in place
+
+// The rows of a relation, side by side in one vector (row-major): building, filtering and
+// joining allocate per relation, not per row. Every row has the width of the first one pushed
+// (the relation's columns); a relation without columns still counts its rows (the unit
+// relation has one).
+//
+// Cell buffers are recycled per thread (cell_buffers below): a query builds and drops
+// relations of the same sizes again and again, and buffers handed back to the system would
+// have to be faulted in afresh each time.
+class RowStore {
+ public:
+  RowStore() = default;
+  ~RowStore();
+  RowStore(RowStore&& other) noexcept
+      : cells_(std::move(other.cells_)), width_(other.width_), count_(std::exchange(other.count_, 0)) {}
+  RowStore& operator=(RowStore&& other) noexcept;
+  RowStore(const RowStore& other) = default;
+  RowStore& operator=(const RowStore& other) = default;
+
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+
+  RowView operator[](std::size_t i) const { return {cells_.data() + i * width_, width_}; }
+  std::span<Value> operator[](std::size_t i) { return {cells_.data() + i * width_, width_}; }
+  RowView back() const { return (*this)[count_ - 1]; }
+
+  void push_back(RowView row) {
+    start_row(row.size());
+    cells_.insert(cells_.end(), row.begin(), row.end());
+  }
+  // Moves the values in; the caller's row keeps its storage (to be refilled, not reallocated).
+  void push_back_moved(std::span<Value> row) {
+    start_row(row.size());
+    for (Value& v : row) cells_.push_back(std::move(v));
+  }
+  void push_back(Row&& row) { push_back_moved(row); }
+  void pop_back() {
+    cells_.resize(cells_.size() - width_);
+    --count_;
+  }
+  void clear() {
+    cells_.clear();
+    count_ = 0;
+  }
+  void reserve(std::size_t rows, std::size_t width) { cells_.reserve(rows * width); }
+
+  // Keeps, in order, the rows for which keep(row) holds.
+  template <class Keep>
+  void keep_if(Keep keep) {
+    std::size_t kept = 0;
+    for (std::size_t r = 0; r < count_; ++r) {
+      if (!keep(RowView((*this)[r]))) continue;
+      if (kept != r) std::move(cells_.begin() + static_cast<std::ptrdiff_t>(r * width_),
+                               cells_.begin() + static_cast<std::ptrdiff_t>((r + 1) * width_),
+                               cells_.begin() + static_cast<std::ptrdiff_t>(kept * width_));
+      ++kept;
+    }
+    cells_.resize(kept * width_);
+    count_ = kept;
+  }
+
+  template <class Store, class View>
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = View;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = View;
+    Iterator(Store* store, std::size_t i) : store_(store), i_(i) {}
+    View operator*() const { return (*store_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
+    bool operator==(const Iterator& other) const { return i_ == other.i_; }
+
+   private:
+    Store* store_;
+    std::size_t i_;
+  };
+  using const_iterator = Iterator<const RowStore, RowView>;
+  using iterator = Iterator<RowStore, std::span<Value>>;
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, count_}; }
+  iterator begin() { return {this, 0}; }
+  iterator end() { return {this, count_}; }
+
+ private:
+  void start_row(std::size_t width) {
+    if (count_ == 0) {
+      width_ = width;
+      if (cells_.capacity() == 0) cells_ = take_cell_buffer();
+    }
+    assert(width == width_);
+    ++count_;
+  }
+  static std::vector<Value> take_cell_buffer();          // empty; from this thread's spares
+  static void give_cell_buffer(std::vector<Value> cells);  // kept as a spare, within a bound
+
+  std::vector<Value> cells_;
+  std::size_t width_ = 0;
+  std::size_t count_ = 0;
+};
+
+inline bool same_row(RowView a, RowView b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+
+// row, then nil up to width columns, in next (whose storage is reused).
+inline void widen_into(RowView row, std::size_t width, Row& next) {
+  next.assign(row.begin(), row.end());
+  next.resize(width);
+}
 
 struct Relation {
   std::vector<std::string> vars;  // column names ("?x"), no duplicates
-  std::vector<Row> rows;
+  RowStore rows;
 
   // Column of var, or -1.
   int column(const std::string& var) const {
@@ -27,7 +147,7 @@ struct Relation {
   // The relation with no columns and one row: the identity of joins.
   static Relation unit() {
     Relation r;
-    r.rows.emplace_back();
+    r.rows.push_back(RowView());
     return r;
   }
 };

@@ -104,7 +104,7 @@ Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trac
       }
       TupleSet& target = fresh[p.rule->name];
       const TupleSet& known = full_[p.rule->name];
-      for (const Row& row : result.rows) {
+      for (RowView row : result.rows) {
         Row t;
         t.reserve(cols.size());
         for (std::size_t i = 0; i < cols.size(); ++i) {

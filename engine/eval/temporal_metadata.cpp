@@ -48,10 +48,11 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
   Relation out;
   out.vars = rel.vars;
   if (binds) out.vars.push_back(out_var->name);
-  auto emit = [&](const Row& row, Value v) {
+  Row next;
+  auto emit = [&](RowView row, Value v) {
     if (constant && !(v == *constant)) return;
     if (compare_col >= 0 && !(row[static_cast<std::size_t>(compare_col)] == v)) return;
-    Row next = row;
+    next.assign(row.begin(), row.end());
     if (binds) next.push_back(std::move(v));
     out.rows.push_back(std::move(next));
   };
@@ -68,7 +69,7 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
   };
 
   if (attr == kValidAt) {
-    for (const Row& row : rel.rows) emit(row, any ? Value::nil() : Value::integer(ctx.view().valid_at));
+    for (RowView row : rel.rows) emit(row, any ? Value::nil() : Value::integer(ctx.view().valid_at));
     rel = std::move(out);
     return Status::OK();
   }
@@ -77,7 +78,7 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
   if (vf_col >= 0) {  // correlated with the last real pattern on this entity
     const int vt_col = rel.column(MetaColumns::valid_to(key));
     const int tx_col = rel.column(MetaColumns::tx(key));
-    for (const Row& row : rel.rows) {
+    for (RowView row : rel.rows) {
       Value v;
       DATALOG_RETURN_IF_ERROR(value_of(static_cast<std::uint64_t>(row[static_cast<std::size_t>(tx_col)].as_integer()),
                                        row[static_cast<std::size_t>(vf_col)].as_integer(),
@@ -89,7 +90,7 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
   }
   // On its own: every visible fact of the entity.
   const int e_col = std::holds_alternative<ast::Variable>(p.e) ? rel.column(entity_key(p.e)) : -1;
-  for (const Row& row : rel.rows) {
+  for (RowView row : rel.rows) {
     std::optional<EntityId> id;
     if (const auto* c = std::get_if<Value>(&p.e)) {
       DATALOG_RETURN_IF_ERROR(ctx.as_entity(*c, &id));

@@ -1,0 +1,80 @@
+// RowStore (engine/eval/relation.h): rows side by side, moved in or copied, filtered in place,
+// and relations without columns that still count their rows.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "engine/eval/relation.h"
+
+namespace datalog::eval {
+namespace {
+
+std::vector<std::string> texts(const RowStore& rows) {
+  std::vector<std::string> out;
+  for (RowView row : rows) {
+    std::string line;
+    for (const Value& v : row) line += v.to_edn() + " ";
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST_CASE("row store: rows copied and moved in keep their values and order", "[relation]") {
+  RowStore rows;
+  Row next{Value::string("a long text that does not fit inline"), Value::integer(1)};
+  rows.push_back(RowView(next));
+  rows.push_back(std::move(next));  // moved: next keeps its storage, to be refilled
+  next.assign({Value::string("b"), Value::integer(2)});
+  rows.push_back(std::move(next));
+  REQUIRE(rows.size() == 3);
+  CHECK(texts(rows) == std::vector<std::string>{"\"a long text that does not fit inline\" 1 ",
+                                                "\"a long text that does not fit inline\" 1 ",
+                                                "\"b\" 2 "});
+  rows.pop_back();
+  CHECK(rows.size() == 2);
+  CHECK(rows.back()[1] == Value::integer(1));
+}
+
+TEST_CASE("row store: keep_if keeps matching rows in order", "[relation]") {
+  RowStore rows;
+  for (int i = 0; i < 10; ++i) rows.push_back(Row{Value::integer(i), Value::string(std::to_string(i * i))});
+  rows.keep_if([](RowView r) { return r[0].as_integer() % 3 != 1; });
+  CHECK(texts(rows) == std::vector<std::string>{"0 \"0\" ", "2 \"4\" ", "3 \"9\" ", "5 \"25\" ",
+                                                "6 \"36\" ", "8 \"64\" ", "9 \"81\" "});
+  rows.keep_if([](RowView) { return false; });
+  CHECK(rows.empty());
+  rows.push_back(Row{Value::integer(7), Value::nil()});  // usable again after emptying
+  CHECK(rows.size() == 1);
+}
+
+TEST_CASE("row store: a relation without columns counts its rows", "[relation]") {
+  Relation unit = Relation::unit();
+  CHECK(unit.rows.size() == 1);
+  CHECK(unit.rows[0].empty());
+  unit.rows.push_back(RowView());
+  CHECK(unit.rows.size() == 2);
+  unit.rows.pop_back();
+  unit.rows.pop_back();
+  CHECK(unit.rows.empty());
+}
+
+TEST_CASE("row store: moved and recycled stores start clean", "[relation]") {
+  for (int round = 0; round < 3; ++round) {  // buffers go back to the thread's spares and return
+    RowStore a;
+    for (int i = 0; i < 100; ++i) a.push_back(Row{Value::integer(i), Value::integer(round)});
+    RowStore b = std::move(a);
+    CHECK(a.empty());
+    CHECK(b.size() == 100);
+    CHECK(b[99][0] == Value::integer(99));
+    RowStore c;
+    c.push_back(Row{Value::string("x")});  // another width, in a buffer that may be recycled
+    CHECK(texts(c) == std::vector<std::string>{"\"x\" "});
+    c = std::move(b);
+    CHECK(c.size() == 100);
+    CHECK(c[0][1] == Value::integer(round));
+  }
+}
+
+}  // namespace
+}  // namespace datalog::eval
