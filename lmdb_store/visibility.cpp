@@ -16,9 +16,7 @@ void append_visible(std::vector<Datom>& group, const TimeView& view, std::vector
       const bool survives = d.op == Op::Reassert ? d.tx >= *retracted_at : d.tx > *retracted_at;
       if (!survives) continue;
     }
-    if (!view.any_valid_time && !(d.valid_from <= view.valid_at && view.valid_at < d.valid_to)) {
-      continue;
-    }
+    if (!valid_in_view(d, view)) continue;
     // One row per valid-time window: a later assertion of the same window replaces it.
     bool replaced = false;
     for (std::size_t i = first; i < out.size(); ++i) {

@@ -22,10 +22,14 @@ using datalog::TimeView;
 // The visible datoms are moved out of group, which is left in a valid but unspecified state.
 void append_visible(std::vector<Datom>& group, const TimeView& view, std::vector<Datom>& out);
 
+// Rule 4: whether d's valid-time window holds the view's valid_at.
+inline bool valid_in_view(const Datom& d, const TimeView& view) {
+  return view.any_valid_time || (d.valid_from <= view.valid_at && view.valid_at < d.valid_to);
+}
+
 // Whether the only record of a fact is visible (the rules above for a group of one).
 inline bool visible_alone(const Datom& d, const TimeView& view) {
-  return d.tx <= view.as_of && d.op != Op::Retract &&
-         (view.any_valid_time || (d.valid_from <= view.valid_at && view.valid_at < d.valid_to));
+  return d.tx <= view.as_of && d.op != Op::Retract && valid_in_view(d, view);
 }
 
 }  // namespace datalog::store
