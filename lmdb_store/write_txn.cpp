@@ -29,6 +29,9 @@ std::size_t counted_prefix(IndexId index, std::size_t key_size) {
   return 0;
 }
 
+// How often put_record tries MDB_APPEND again after LMDB refused one.
+constexpr std::uint32_t kAppendRetry = 64;
+
 constexpr auto kGrowTimeout = std::chrono::milliseconds(2'000);
 
 // Generations are unique across all WriteTxns, so a reader can never mistake a new
@@ -127,7 +130,19 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, EntityId a, boo
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(index, &cursor));
   MDB_val k = as_val(key), v = as_val(valid_to_);
-  int rc = mdb_cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
+  // Keys that come in ascending order (new entities loaded in bulk) go in with MDB_APPEND: LMDB
+  // then skips the search, and a full last page splits at the end, leaving it full instead of
+  // half empty. LMDB refuses the append (MDB_KEYEXIST) unless the key sorts after every key; then
+  // the key goes in by search, and appends are tried again every kAppendRetry puts.
+  Level& level = stack_.back();
+  const auto i = static_cast<std::size_t>(index);
+  int rc = MDB_KEYEXIST;
+  if (level.appending[i] || ++level.puts_since_append[i] >= kAppendRetry) {
+    level.puts_since_append[i] = 0;
+    rc = mdb_cursor_put(cursor, &k, &v, MDB_APPEND);
+    level.appending[i] = rc == MDB_SUCCESS;
+  }
+  if (rc == MDB_KEYEXIST) rc = mdb_cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
     k = as_val(key);
     v = as_val(valid_to_);

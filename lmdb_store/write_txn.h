@@ -88,6 +88,9 @@ class WriteTxn {
     std::size_t idents_at_start = 0;
     // Cursors in txn, by IndexId; owned by LMDB, which frees them when txn ends.
     std::array<MDB_cursor*, kIndexCount> cursors{};
+    // Per index: whether the last key went in at the end (see put_record), and puts since.
+    std::array<bool, kIndexCount> appending{true, true, true, true};
+    std::array<std::uint32_t, kIndexCount> puts_since_append{};
   };
   struct StatsDelta {
     std::int64_t records = 0, entities = 0, values = 0;
