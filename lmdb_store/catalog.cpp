@@ -277,8 +277,14 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
                     std::optional<EntityId>* id) {
   if (!shared) return lookup_ident(txn, t, name, id);
   if ((*id = shared->entity_of(name))) return Status::OK();
+  const std::uint64_t state = mdb_txn_id(txn);
+  if (shared->known_missing(state, name)) return Status::OK();
   DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, id));
-  if (*id) shared->remember_ident(name, **id);
+  if (*id) {
+    shared->remember_ident(name, **id);
+  } else {
+    shared->remember_missing(state, name);
+  }
   return Status::OK();
 }
 

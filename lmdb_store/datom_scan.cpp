@@ -22,13 +22,37 @@ struct CursorForCall {
 
 }  // namespace
 
+SnapshotCursors::~SnapshotCursors() {
+  for (MDB_cursor* c : cursors_) {
+    if (c) mdb_cursor_close(c);
+  }
+}
+
+Status SnapshotCursors::get(const GraphEnv& env, MDB_txn* snapshot, IndexId index, MDB_cursor** out) {
+  MDB_cursor*& c = cursors_[static_cast<std::size_t>(index)];
+  if (!c) {
+    const int rc = mdb_cursor_open(snapshot, table_of(env.tables(), index), &c);
+    if (rc != MDB_SUCCESS) {
+      c = nullptr;
+      return status_from_mdb(rc, "open index cursor");
+    }
+  }
+  *out = c;
+  return Status::OK();
+}
+
 DatomScan::~DatomScan() { close(); }
 
-void DatomScan::close() { txn_ = nullptr; }
+void DatomScan::close() {
+  txn_ = nullptr;
+  cursors_ = nullptr;
+}
 
 Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string_view start_key,
-                        std::string_view end_key, const TimeView& view, ReadAhead read_ahead) {
+                        std::string_view end_key, const TimeView& view, ReadAhead read_ahead,
+                        SnapshotCursors* cursors) {
   close();
+  cursors_ = cursors;
   env_ = &env;
   index_ = index;
   resume_.assign(start_key);
@@ -58,11 +82,17 @@ Status DatomScan::fill() {
   ready_.clear();
   pos_ = 0;
   if (exhausted_) return Status::OK();
-  CursorForCall c;
-  int rc = mdb_cursor_open(txn_, table_of(env_->tables(), index_), &c.cursor);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
+  CursorForCall own;
+  MDB_cursor* cursor = nullptr;
+  if (cursors_) {
+    DATALOG_RETURN_IF_ERROR(cursors_->get(*env_, txn_, index_, &cursor));
+  } else {
+    const int rc = mdb_cursor_open(txn_, table_of(env_->tables(), index_), &own.cursor);
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
+    cursor = own.cursor;
+  }
   MDB_val k = as_val(resume_), v;
-  rc = mdb_cursor_get(c.cursor, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
+  int rc = mdb_cursor_get(cursor, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
   // One seek, then facts in key order until the batch is full: batches grow, so a scan that
   // stops at its first row reads little and a long one seeks rarely.
   const std::size_t batch = std::min(batch_, max_batch_);
@@ -94,7 +124,7 @@ Status DatomScan::fill() {
       ready_.pop_back();
       return Status(StatusCode::Corrupt, "an index key is malformed");
     }
-    rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
+    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
     const bool alone = rc != MDB_SUCCESS || !same_fact(as_view(k));
     if (!alone) {
       group_.clear();
@@ -104,7 +134,7 @@ Status DatomScan::fill() {
         if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant)) {
           return Status(StatusCode::Corrupt, "an index key is malformed");
         }
-        rc = mdb_cursor_get(c.cursor, &k, &v, MDB_NEXT);
+        rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
       }
     }
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");

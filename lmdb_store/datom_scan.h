@@ -15,6 +15,7 @@
 
 #include <lmdb.h>
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,23 @@
 #include "lmdb_store/visibility.h"
 
 namespace datalog::store {
+
+// One cursor per index on a read snapshot, opened on first use and closed with this object, so
+// that scans of the snapshot do not open a cursor (an allocation) per batch: a closure walk starts
+// a scan per node. LMDB lets a read-only transaction's cursors be closed after it ends; the owner
+// must not use them after the transaction is reset or renewed.
+class SnapshotCursors {
+ public:
+  SnapshotCursors() = default;
+  ~SnapshotCursors();
+  SnapshotCursors(const SnapshotCursors&) = delete;
+  SnapshotCursors& operator=(const SnapshotCursors&) = delete;
+
+  Status get(const GraphEnv& env, MDB_txn* snapshot, IndexId index, MDB_cursor** out);
+
+ private:
+  std::array<MDB_cursor*, 4> cursors_{};
+};
 
 class DatomScan {
  public:
@@ -40,8 +58,11 @@ class DatomScan {
 
   // Starts a scan; positions on the first visible datom (or at the end).
   // A scan may be started again: its buffers are reused.
+  // With cursors (of txn, a read snapshot), batches are read through them instead of a cursor
+  // opened per batch; they must outlive the scan's use.
   Status start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string_view start_key,
-               std::string_view end_key, const TimeView& view, ReadAhead read_ahead = ReadAhead::Live);
+               std::string_view end_key, const TimeView& view, ReadAhead read_ahead = ReadAhead::Live,
+               SnapshotCursors* cursors = nullptr);
   bool at_end() const { return pos_ >= ready_.size() && exhausted_; }
   const Datom& datom() const { return ready_[pos_]; }
   Datom& take_datom() { return ready_[pos_]; }  // for the caller to move from; next() replaces it
@@ -54,6 +75,7 @@ class DatomScan {
 
   const GraphEnv* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
+  SnapshotCursors* cursors_ = nullptr;
   IndexId index_ = IndexId::Eavt;
   std::string resume_;  // first key not yet read
   std::string end_;

@@ -23,9 +23,12 @@ std::string id_bytes(EntityId id) {
 // range cannot exclude are filtered here.
 class FilteredScan final : public DatomCursor {
  public:
-  Status start(GraphEnv& env, MDB_txn* txn, const DatomFilter& f, const TimeView& view) {
+  // cursors: the snapshot's, when txn is a read snapshot that outlives this scan's use.
+  Status start(GraphEnv& env, MDB_txn* txn, const DatomFilter& f, const TimeView& view,
+               SnapshotCursors* cursors = nullptr) {
     env_ = &env;
     txn_ = txn;
+    cursors_ = cursors;
     view_ = view;
     filter_ = f;
     ranged_ = false;
@@ -64,7 +67,8 @@ class FilteredScan final : public DatomCursor {
     end_key_.assign(prefix);
     advance_to_successor(end_key_);  // empty (scan to the end) when prefix is empty or all 0xFF
     // The scan ends before its reader writes again, so it may read ahead.
-    DATALOG_RETURN_IF_ERROR(scan_.start(env, txn, index, prefix, end_key_, view, DatomScan::ReadAhead::Snapshot));
+    DATALOG_RETURN_IF_ERROR(scan_.start(env, txn, index, prefix, end_key_, view, DatomScan::ReadAhead::Snapshot,
+                                        cursors_));
     return skip_mismatches();
   }
   bool at_end() const override { return done_ || scan_.at_end(); }
@@ -89,7 +93,7 @@ class FilteredScan final : public DatomCursor {
       encode_value(low, r.low);
       encode_value(high, r.high);
       DATALOG_RETURN_IF_ERROR(scan_.start(*env_, txn_, IndexId::Avet, low, prefix_successor(high),
-                                          view_, DatomScan::ReadAhead::Snapshot));
+                                          view_, DatomScan::ReadAhead::Snapshot, cursors_));
       if (!scan_.at_end()) return Status::OK();
     }
     done_ = true;
@@ -110,6 +114,7 @@ class FilteredScan final : public DatomCursor {
 
   GraphEnv* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
+  SnapshotCursors* cursors_ = nullptr;
   TimeView view_;
   bool ranged_ = false, done_ = false;
   std::size_t range_ = 0;
@@ -147,7 +152,8 @@ Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
     bool* in_use;
     ~Release() { if (in_use) *in_use = false; }
   } release{own ? nullptr : &spare_in_use_};
-  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, view));
+  // The scan ends within this call, so it may read through the snapshot's kept cursors.
+  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, view, writer_ ? nullptr : &snapshot_cursors_));
   while (!s->at_end()) {
     if (!each(s->datom())) return Status::OK();
     DATALOG_RETURN_IF_ERROR(s->next());

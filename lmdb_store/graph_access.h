@@ -15,6 +15,7 @@
 
 #include "engine/storage.h"
 #include "lmdb_store/catalog.h"
+#include "lmdb_store/datom_scan.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/write_txn.h"
 
@@ -66,6 +67,7 @@ class GraphAccess final : public GraphWriter {
   // allocated once; a scan started from inside another's callback gets its own.
   std::unique_ptr<FilteredScan> spare_scan_;
   bool spare_in_use_ = false;
+  SnapshotCursors snapshot_cursors_;  // used by scan() on a read snapshot
 };
 
 }  // namespace datalog::store

@@ -29,6 +29,20 @@ void ReadCache::remember_name(EntityId id, const Value& ident) {
   names_.emplace(id, ident);
 }
 
+bool ReadCache::known_missing(std::uint64_t txn_id, const Value& ident) {
+  std::lock_guard lock(mutex_);
+  return txn_id == missing_txn_id_ && missing_.count(ident) > 0;
+}
+
+void ReadCache::remember_missing(std::uint64_t txn_id, const Value& ident) {
+  std::lock_guard lock(mutex_);
+  if (txn_id != missing_txn_id_) {
+    missing_txn_id_ = txn_id;
+    missing_.clear();
+  }
+  if (missing_.size() < kMaxIdents) missing_.insert(ident);
+}
+
 void ReadCache::switch_state(std::uint64_t txn_id) {
   if (txn_id == stats_txn_id_) return;
   stats_txn_id_ = txn_id;

@@ -3,6 +3,8 @@
 // - Committed idents: a committed ident never changes or goes away, so once seen committed it
 //   is valid for every later reader and writer. A write transaction's own new idents enter only
 //   after it commits (lmdb_store/txn_idents.h): a rolled-back ident's id may go to another name.
+// - Names that are no ident in one committed state: a walk over keyword values asks for the
+//   entity of every value it reaches, leaves included; those misses are kept per state too.
 // - Planner statistics of one committed state: LMDB gives every committed state a transaction
 //   id (mdb_txn_id), so statistics read at that id hold for any snapshot with the same id.
 // Thread safety: all members are safe to call from any thread.
@@ -12,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/value.h"
 #include "engine/value_hash.h"
@@ -27,6 +30,10 @@ class ReadCache {
   void remember_ident(const Value& ident, EntityId id);
   void remember_name(EntityId id, const Value& ident);
 
+  // Whether ident was found to be no ident in the committed state with LMDB transaction id txn_id.
+  bool known_missing(std::uint64_t txn_id, const Value& ident);
+  void remember_missing(std::uint64_t txn_id, const Value& ident);
+
   // Statistics of the committed state with LMDB transaction id txn_id, if known.
   std::optional<GraphStats> graph_stats(std::uint64_t txn_id);
   std::optional<AttributeStats> attribute_stats(std::uint64_t txn_id, EntityId a);
@@ -41,6 +48,8 @@ class ReadCache {
   std::mutex mutex_;
   std::unordered_map<Value, EntityId, ValueHash> entities_;
   std::unordered_map<EntityId, Value> names_;
+  std::uint64_t missing_txn_id_ = 0;
+  std::unordered_set<Value, ValueHash> missing_;
   std::uint64_t stats_txn_id_ = 0;
   std::optional<GraphStats> graph_stats_;
   std::unordered_map<EntityId, AttributeStats> attribute_stats_;

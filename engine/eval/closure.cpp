@@ -79,43 +79,71 @@ std::optional<Value> closure_attribute(const std::vector<ast::Rule>& rules, cons
   return *attribute;
 }
 
+// The entity a reached value stands for, if any: what EvalContext::as_entity answers, asked of
+// the graph directly, since a walk reaches each value once and a per-query cache would only grow.
+Status entity_of_node(EvalContext& ctx, const Value& v, std::optional<EntityId>* out) {
+  switch (v.kind()) {
+    case ValueKind::Ref: *out = v.as_ref(); return Status::OK();
+    case ValueKind::Integer: *out = v.as_integer(); return Status::OK();
+    case ValueKind::Keyword:
+    case ValueKind::Uuid: return ctx.graph().entity_of(v, out);
+    default: out->reset(); return Status::OK();
+  }
+}
+
 // Every node reachable from start over attribute edges, as (start, node) tuples of join keys.
+// Values are deduplicated as stored; two that name one entity (a ref and its ident) may both be
+// walked, and meet again as one tuple in out.
 Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* out,
             std::int64_t* levels) {
   const Limits& limits = ctx.limits();
   const Value start_key = ctx.join_key(start);
   std::unordered_set<Value, ValueHash> reached;
-  std::vector<Value> frontier{start_key}, next;
+  std::vector<Value> keys;                   // join keys of the reached values
+  std::vector<EntityId> frontier, next;      // reached entities whose edges are still unread
+  std::optional<EntityId> start_entity;
+  DATALOG_RETURN_IF_ERROR(entity_of_node(ctx, start_key, &start_entity));
+  if (start_entity) frontier.push_back(*start_entity);
   DatomFilter edges;
   edges.a = attribute;
-  for (*levels = 0; !frontier.empty(); ++*levels) {
+  Status inner;
+  // A level is counted for every set of values reached, entities or not, as a round of rule
+  // evaluation would count it: the limit on iterations means the same with or without the walk.
+  std::size_t level_values = 1;  // the start
+  for (*levels = 0; level_values > 0; ++*levels) {
     if (*levels >= limits.max_iterations) {
       return max_iterations_exceeded(limits);
     }
     DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
     std::int64_t produced = 0;
+    const std::size_t keys_before = keys.size();
     next.clear();
-    for (const Value& node : frontier) {
-      std::optional<EntityId> e;
-      DATALOG_RETURN_IF_ERROR(ctx.as_entity(node, &e));
-      if (!e) continue;  // a value that names no entity leads nowhere
-      edges.e = *e;
+    for (const EntityId e : frontier) {
+      edges.e = e;
       DATALOG_RETURN_IF_ERROR(ctx.graph().scan(edges, ctx.view(), [&](const Datom& d) {
         ++produced;
-        Value key = ctx.join_key(d.v);
-        if (reached.insert(key).second) next.push_back(std::move(key));
+        if (!reached.insert(d.v).second) return true;
+        std::optional<EntityId> id;
+        inner = entity_of_node(ctx, d.v, &id);
+        if (!inner.ok()) return false;
+        // The join key (EvalContext::join_key): a named entity's ident becomes its ref.
+        const bool named = d.v.is(ValueKind::Keyword) || d.v.is(ValueKind::Uuid);
+        keys.push_back(named && id ? Value::ref(*id) : d.v);
+        if (id) next.push_back(*id);
         return true;
       }));
+      DATALOG_RETURN_IF_ERROR(inner);
     }
     if (produced > limits.max_derived_facts) {
       return max_derived_facts_exceeded(limits);
     }
-    if (static_cast<std::int64_t>(reached.size()) > limits.max_results) {
+    if (static_cast<std::int64_t>(keys.size()) > limits.max_results) {
       return max_results_exceeded(limits);
     }
+    level_values = keys.size() - keys_before;
     frontier.swap(next);
   }
-  for (const Value& node : reached) out->insert(Row{start_key, node});
+  for (Value& node : keys) out->insert(Row{start_key, std::move(node)});
   return Status::OK();
 }
 

@@ -228,5 +228,49 @@ TEST_CASE("write cache: index cursors follow savepoint levels", "[write-cache]")
         as_sorted_text(std::vector<Datom>{fact(1, tx), fact(6, tx), fact(7, tx), fact(9, tx2)}));
 }
 
+TEST_CASE("write cache: records in ascending order are appended, the rest found by search",
+          "[write-cache]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("append.graph"));
+  auto w = begin_write(env);
+  const std::uint64_t tx = w->tx();
+  std::vector<Datom> expected;
+  auto add = [&](EntityId e) {
+    put(*w, e);
+    expected.push_back(fact(e, tx));
+  };
+  for (EntityId e = 100; e < 300; ++e) add(e);  // ascending: appended
+  add(50);                                      // before the last key: LMDB refuses the append
+  for (EntityId e = 300; e < 400; ++e) add(e);  // ascending again: appends resume
+  add(75);
+  put(*w, 399);  // the last key again: the replace path
+  require_ok(w->savepoint(0));
+  for (EntityId e = 400; e < 420; ++e) add(e);  // a savepoint level has cursors of its own
+  add(10);
+  require_ok(w->release(0));
+  add(420);
+  require_ok(w->commit());
+  CHECK(committed(*env) == as_sorted_text(expected));
+}
+
+TEST_CASE("read cache: a name that is no ident is remembered for its committed state only",
+          "[write-cache]") {
+  TempDir dir;
+  auto env = open_graph(dir.file("missing.graph"));
+  const Value later = Value::keyword(":later");
+  auto lookup = [&] {
+    ReadSnapshot r(*env);
+    std::optional<EntityId> id;
+    require_ok(lookup_ident(r.txn(), env->tables(), &env->read_cache(), later, &id));
+    return id;
+  };
+  CHECK_FALSE(lookup());
+  CHECK_FALSE(lookup());  // answered from the cache
+  auto w = begin_write(env);
+  const EntityId created = ident(*w, ":later");
+  require_ok(w->commit());
+  CHECK(lookup() == created);  // a new state: the miss no longer holds
+}
+
 }  // namespace
 }  // namespace datalog::store::testing
