@@ -30,6 +30,7 @@ void QueryResults::close() {
   probe_.reset();
   reading_.reset();
   rows_.clear();
+  shared_names_ = nullptr;
   names_.clear();
   pos_ = 0;
   at_end_ = true;
@@ -48,6 +49,7 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
   }
   const std::vector<ast::Rule>& rules = loaded ? *loaded : kNoRules;
   const bool on_snapshot = !(session.writer() && session.writer()->open());
+  if (on_snapshot) shared_names_ = &session.env().read_cache();
   if (!on_snapshot || !rules.empty()) return evaluate(db, std::move(reading), query, rules, inputs);
 
   probe_ = std::make_unique<InterruptProbe>(db);
@@ -78,9 +80,13 @@ Status QueryResults::evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading
   eval::QueryResult result;
   DATALOG_RETURN_IF_ERROR(eval::run_query(reading->access(), query, rules, inputs, options, &result));
   rows_ = std::move(result.rows);
+  // Every entity's name is found now, so the snapshot can go before the first row.
   for (const auto& row : rows_) {
     for (const Value& v : row) {
-      if (!v.is(ValueKind::Ref) || names_.count(v.as_ref())) continue;
+      if (!v.is(ValueKind::Ref)) continue;
+      const Value* shared = nullptr;
+      if (shared_names_) DATALOG_RETURN_IF_ERROR(reading->access().shared_name(v.as_ref(), &shared));
+      if (shared || names_.count(v.as_ref())) continue;
       std::optional<Value> name;
       DATALOG_RETURN_IF_ERROR(reading->access().ident_of(v.as_ref(), &name));
       names_.emplace(v.as_ref(), std::move(name));
@@ -109,6 +115,12 @@ Status QueryResults::next() {
 }
 
 Status QueryResults::name_of(EntityId id, std::optional<Value>* out) {
+  if (shared_names_) {
+    if (const Value* shared = shared_names_->name(id)) {
+      *out = *shared;
+      return Status::OK();
+    }
+  }
   if (reading_) return reading_->access().ident_of(id, out);
   auto it = names_.find(id);
   if (it != names_.end()) *out = it->second;
@@ -116,6 +128,16 @@ Status QueryResults::name_of(EntityId id, std::optional<Value>* out) {
 }
 
 void QueryResults::result_cell(sqlite3_context* ctx, const Value& v) {
+  if (v.is(ValueKind::Ref) && shared_names_) {
+    // The usual case, an entity of a snapshot: its name straight from the shared cache.
+    const EntityId id = v.as_ref();
+    const Value* shared = shared_names_->name(id);
+    if (!shared && reading_) reading_->access().shared_name(id, &shared);
+    if (shared) {
+      result_named_entity(ctx, id, shared);
+      return;
+    }
+  }
   result_value(ctx, v, [this](EntityId id, std::optional<Value>* name) { return name_of(id, name); });
 }
 

@@ -61,6 +61,9 @@ class QueryResults {
   // Evaluated in full.
   std::vector<eval::Row> rows_;
   std::size_t pos_ = 0;
+  // Names of the result's entities: the graph's shared cache, when the rows came from a read
+  // snapshot (its names stay valid while the graph is open); copies in names_ otherwise.
+  const store::ReadCache* shared_names_ = nullptr;
   std::unordered_map<EntityId, std::optional<Value>> names_;
   bool at_end_ = true;
 };

@@ -276,23 +276,26 @@ std::vector<Value> equal_candidates(sqlite3_value* v, std::optional<ValueKind> k
   return out;
 }
 
-void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out) {
-  std::optional<Value>& name = out->name;
-  if (name_of(id, &name).ok() && name) {
-    if (name->is(ValueKind::Keyword)) {
-      out->type = SqlForm::Text;
-      out->text = name->as_keyword();
-      return;
-    }
-    if (name->is(ValueKind::Uuid)) {
-      out->type = SqlForm::Text;
-      out->owned = format_uuid(name->as_uuid());
-      out->text = out->owned;
-      return;
-    }
+void sql_form_of_named_entity(EntityId id, const Value* name, SqlForm* out) {
+  if (name && name->is(ValueKind::Keyword)) {
+    out->type = SqlForm::Text;
+    out->text = name->as_keyword();
+    return;
+  }
+  if (name && name->is(ValueKind::Uuid)) {
+    out->type = SqlForm::Text;
+    out->owned = format_uuid(name->as_uuid());
+    out->text = out->owned;
+    return;
   }
   out->type = SqlForm::Integer;
   out->integer = id;
+}
+
+void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out) {
+  std::optional<Value>& name = out->name;
+  const bool named = name_of(id, &name).ok() && name;
+  sql_form_of_named_entity(id, named ? &*name : nullptr, out);
 }
 
 void sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out) {
@@ -350,6 +353,12 @@ void result_form(sqlite3_context* ctx, const SqlForm& f) {
 }
 
 }  // namespace
+
+void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name) {
+  SqlForm f;
+  sql_form_of_named_entity(id, name, &f);
+  result_form(ctx, f);
+}
 
 void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of) {
   SqlForm f;

@@ -82,12 +82,15 @@ struct SqlForm {
 };
 void sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out);
 void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out);
+// The same for an entity whose name (null: none) is known; out->text may point into name.
+void sql_form_of_named_entity(EntityId id, const Value* name, SqlForm* out);
 
 // Binds v to a statement parameter in its SQL form; returns SQLite's code.
 int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& name_of);
 
 // Output helpers. Ref values and entities print their ident when they have one.
 void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of);
+void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name);
 void result_value(sqlite3_context* ctx, const Value& v, const IdentNamer& name_of);
 void result_instant(sqlite3_context* ctx, std::int64_t ms);
 

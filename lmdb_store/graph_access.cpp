@@ -227,6 +227,16 @@ Status GraphAccess::ident_of(EntityId id, std::optional<Value>* out) {
   return ident_name(txn(), env_.tables(), writer_ ? nullptr : &env_.read_cache(), id, out);
 }
 
+Status GraphAccess::shared_name(EntityId id, const Value** out) {
+  *out = nullptr;
+  if (writer_) return Status::OK();
+  if ((*out = env_.read_cache().name(id))) return Status::OK();
+  std::optional<Value> name;
+  DATALOG_RETURN_IF_ERROR(ident_of(id, &name));  // a name found is remembered by the cache
+  if (name) *out = env_.read_cache().name(id);
+  return Status::OK();
+}
+
 Status GraphAccess::tx_as_of_time(std::int64_t ms, std::uint64_t* tx) {
   return store::tx_as_of_time(txn(), env_.tables(), ms, tx);
 }

@@ -38,6 +38,10 @@ class GraphAccess final : public GraphWriter {
   double estimate(const DatomFilter& filter) override;
   Status entity_of(const Value& ident, std::optional<EntityId>* out) override;
   Status ident_of(EntityId id, std::optional<Value>* out) override;
+  // On a read snapshot: id's name from the graph's shared cache (read_cache.h), without a copy;
+  // it stays valid while the graph is open. Null in a write transaction, when id has no name,
+  // or when the cache keeps it elsewhere (then ask ident_of).
+  Status shared_name(EntityId id, const Value** out);
   Status tx_as_of_time(std::int64_t ms, std::uint64_t* tx) override;
   Status tx_time(std::uint64_t tx, std::int64_t* ms) override;
   Status rules(std::vector<StoredRule>* out) override;

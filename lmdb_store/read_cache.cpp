@@ -10,9 +10,13 @@ std::optional<EntityId> ReadCache::entity_of(const Value& ident) {
 }
 
 bool ReadCache::ident_of(EntityId id, std::optional<Value>* name) {
+  if (const Value* kept = names_.find(id)) {
+    *name = *kept;
+    return true;
+  }
   std::lock_guard lock(mutex_);
-  auto it = names_.find(id);
-  if (it == names_.end()) return false;
+  auto it = other_names_.find(id);
+  if (it == other_names_.end()) return false;
   *name = it->second;
   return true;
 }
@@ -25,8 +29,9 @@ void ReadCache::remember_ident(const Value& ident, EntityId id) {
 
 void ReadCache::remember_name(EntityId id, const Value& ident) {
   std::lock_guard lock(mutex_);
-  if (names_.size() >= kMaxIdents) names_.clear();
-  names_.emplace(id, ident);
+  if (names_.insert(id, ident)) return;
+  if (other_names_.size() >= kMaxIdents) other_names_.clear();
+  other_names_.emplace(id, ident);
 }
 
 bool ReadCache::known_missing(std::uint64_t txn_id, const Value& ident) {

@@ -1,7 +1,8 @@
 // lmdb_store/read_cache.h: what readers of one graph may share across queries and threads.
 //
 // - Committed idents: a committed ident never changes or goes away, so once seen committed it
-//   is valid for every later reader and writer. A write transaction's own new idents enter only
+//   is valid for every later reader and writer. Names by id are read without a lock
+//   (name_table.h). A write transaction's own new idents enter only
 //   after it commits (lmdb_store/txn_idents.h): a rolled-back ident's id may go to another name.
 // - Names that are no ident in one committed state: a walk over keyword values asks for the
 //   entity of every value it reaches, leaves included; those misses are kept per state too.
@@ -19,6 +20,7 @@
 #include "engine/value.h"
 #include "engine/value_hash.h"
 #include "lmdb_store/graph_stats.h"
+#include "lmdb_store/name_table.h"
 
 namespace datalog::store {
 
@@ -27,6 +29,8 @@ class ReadCache {
   std::optional<EntityId> entity_of(const Value& ident);
   // Copies id's name into *name (reusing its storage) when known; false when not cached.
   bool ident_of(EntityId id, std::optional<Value>* name);
+  // id's name when cached, without a lock or a copy; it stays valid while this cache lives.
+  const Value* name(EntityId id) const { return names_.find(id); }
   void remember_ident(const Value& ident, EntityId id);
   void remember_name(EntityId id, const Value& ident);
 
@@ -47,7 +51,8 @@ class ReadCache {
 
   std::mutex mutex_;
   std::unordered_map<Value, EntityId, ValueHash> entities_;
-  std::unordered_map<EntityId, Value> names_;
+  NameTable names_;
+  std::unordered_map<EntityId, Value> other_names_;  // ids outside names_' range
   std::uint64_t missing_txn_id_ = 0;
   std::unordered_set<Value, ValueHash> missing_;
   std::uint64_t stats_txn_id_ = 0;
