@@ -51,17 +51,29 @@ Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
                              const std::vector<std::string>& names) {
   Relation out;
   out.vars = names;
-  // The set holds positions in out.rows: each projected row is added, and taken back when it
-  // was there already.
-  auto hash = [&](std::size_t i) { return RowHash{}(out.rows[i]); };
-  auto equal = [&](std::size_t i, std::size_t j) { return same_row(out.rows[i], out.rows[j]); };
-  std::unordered_set<std::size_t, decltype(hash), decltype(equal)> seen(rel.rows.size(), hash, equal);
+  // Each projected row is added to out.rows, and taken back when it was there already. The set
+  // of kept rows is an open-addressing table of row numbers, sized for every row to be distinct,
+  // so it never grows and allocates nothing per row.
+  constexpr std::uint32_t kEmpty = 0xffffffffu;
+  std::size_t buckets = 16;
+  while (buckets < rel.rows.size() * 2) buckets <<= 1;
+  const std::size_t mask = buckets - 1;
+  std::vector<std::uint32_t> slots(buckets, kEmpty);
+  std::vector<std::size_t> hashes;
+  hashes.reserve(rel.rows.size());
   Row key;
   for (RowView row : rel.rows) {
     key.clear();
     for (int c : cols) key.push_back(row[static_cast<std::size_t>(c)]);
+    const std::size_t h = RowHash{}(key);
+    std::size_t b = h & mask;
+    while (slots[b] != kEmpty && !(hashes[slots[b]] == h && same_row(out.rows[slots[b]], key))) {
+      b = (b + 1) & mask;
+    }
+    if (slots[b] != kEmpty) continue;  // seen
+    slots[b] = static_cast<std::uint32_t>(out.rows.size());
+    hashes.push_back(h);
     out.rows.push_back_moved(key);
-    if (!seen.insert(out.rows.size() - 1).second) out.rows.pop_back();
   }
   return out;
 }
