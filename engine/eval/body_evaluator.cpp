@@ -12,6 +12,7 @@
 #include "engine/ast_text.h"
 #include "engine/eval/closure.h"
 #include "engine/eval/expression_eval.h"
+#include "engine/eval/distinct_rows.h"
 #include "engine/eval/key_index.h"
 #include "engine/eval/value_ranges.h"
 #include "engine/eval/temporal_metadata.h"
@@ -49,32 +50,16 @@ void term_variable(const ast::Term& t, std::vector<std::string>& out) {
 
 Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
                              const std::vector<std::string>& names) {
-  Relation out;
-  out.vars = names;
-  // Each projected row is added to out.rows, and taken back when it was there already. The set
-  // of kept rows is an open-addressing table of row numbers, sized for every row to be distinct,
-  // so it never grows and allocates nothing per row.
-  constexpr std::uint32_t kEmpty = 0xffffffffu;
-  std::size_t buckets = 16;
-  while (buckets < rel.rows.size() * 2) buckets <<= 1;
-  const std::size_t mask = buckets - 1;
-  std::vector<std::uint32_t> slots(buckets, kEmpty);
-  std::vector<std::size_t> hashes;
-  hashes.reserve(rel.rows.size());
+  DistinctRows distinct(rel.rows.size());
   Row key;
   for (RowView row : rel.rows) {
     key.clear();
     for (int c : cols) key.push_back(row[static_cast<std::size_t>(c)]);
-    const std::size_t h = RowHash{}(key);
-    std::size_t b = h & mask;
-    while (slots[b] != kEmpty && !(hashes[slots[b]] == h && same_row(out.rows[slots[b]], key))) {
-      b = (b + 1) & mask;
-    }
-    if (slots[b] != kEmpty) continue;  // seen
-    slots[b] = static_cast<std::uint32_t>(out.rows.size());
-    hashes.push_back(h);
-    out.rows.push_back_moved(key);
+    distinct.insert_moved(key);
   }
+  Relation out;
+  out.vars = names;
+  out.rows = distinct.take_rows();
   return out;
 }
 
@@ -719,7 +704,7 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
   // The union, over shared + fresh variables, without duplicates.
   std::vector<std::string> union_vars = shared;
   union_vars.insert(union_vars.end(), fresh.begin(), fresh.end());
-  TupleSet branch_rows;
+  DistinctRows branch_rows;
   for (const auto& branch : o.branches) {
     Relation result;
     DATALOG_RETURN_IF_ERROR(evaluate(branch, probe, &result, depth + 1));
@@ -734,21 +719,20 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
       return Status(StatusCode::InvalidArgument,
                     "all branches of (or ...) must introduce the same set of new variables");
     }
+    Row t;
     for (RowView row : result.rows) {
-      Row t;
-      t.reserve(pick.size());
+      t.clear();
       for (int c : pick) t.push_back(row[static_cast<std::size_t>(c)]);
-      branch_rows.insert(std::move(t));
+      branch_rows.insert_moved(t);
     }
   }
+  const RowStore& tuples = branch_rows.rows();
   KeyIndex index(shared.size());  // entry t is tuples[t]
-  std::vector<const Row*> tuples;
   Row key;
-  for (const Row& t : branch_rows) {
+  for (RowView t : tuples) {
     key.clear();
     for (std::size_t i = 0; i < shared.size(); ++i) key.push_back(ctx_.join_key(t[i]));
     index.add(key);
-    tuples.push_back(&t);
   }
   index.build();
   Relation out;
@@ -761,7 +745,7 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
     for (std::uint32_t t = index.find(key); t != KeyIndex::kNone; t = index.next(t)) {
       widen_into(row, out.vars.size(), next);
       for (std::size_t i = shared.size(); i < union_vars.size(); ++i) {
-        next[row.size() + i - shared.size()] = (*tuples[t])[i];
+        next[row.size() + i - shared.size()] = tuples[t][i];
       }
       out.rows.push_back(std::move(next));
     }
