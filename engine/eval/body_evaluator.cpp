@@ -430,9 +430,9 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     return Status::OK();
   };
 
-  // Extends row with a match, checking repeated variables; false when they disagree.
-  auto extend = [&](RowView row, const Match& m, Row& next) -> Status {
-    widen_into(row, out.vars.size(), next);
+  // Appends row extended with a match to out, unless a repeated variable disagrees.
+  auto extend = [&](RowView row, const Match& m) -> Status {
+    std::span<Value> next = out.rows.push_back_widened(row, out.vars.size());
     if (meta_order >= 0) {
       Value& last = next[static_cast<std::size_t>(meta_order)];
       if (last.is(ValueKind::Nil) || last.as_integer() < order) {  // the textually last one wins
@@ -444,15 +444,14 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     }
     for (int i = 0; i < 3; ++i) {
       if (slots[i].kind != Slot::Kind::Free && slots[i].kind != Slot::Kind::Repeat) continue;
+      Value& cell = next[static_cast<std::size_t>(slots[i].column)];
       Value v;
-      if (i == 0) v = Value::ref(m.e);
-      else if (i == 1) DATALOG_RETURN_IF_ERROR(ctx_.attribute_keyword(m.a, &v));
-      else v = m.v;
-      auto& cell = next[static_cast<std::size_t>(slots[i].column)];
-      if (slots[i].kind == Slot::Kind::Free) {
-        cell = std::move(v);
-      } else if (!(ctx_.join_key(cell) == ctx_.join_key(v))) {
-        next.clear();  // a repeated variable that does not unify
+      Value& target = slots[i].kind == Slot::Kind::Free ? cell : v;
+      if (i == 0) target = Value::ref(m.e);
+      else if (i == 1) DATALOG_RETURN_IF_ERROR(ctx_.attribute_keyword(m.a, &target));
+      else target = m.v;
+      if (slots[i].kind == Slot::Kind::Repeat && !(ctx_.join_key(cell) == ctx_.join_key(v))) {
+        out.rows.pop_back();  // a repeated variable that does not unify
         return Status::OK();
       }
     }
@@ -481,7 +480,6 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     });
   };
 
-  Row next;
   if (hash_join) {
     // One scan with the constants, hashed on the bound positions.
     DatomFilter f;
@@ -529,8 +527,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       }
       if (!possible) continue;
       for (std::uint32_t m = index.find(key); m != KeyIndex::kNone; m = index.next(m)) {
-        DATALOG_RETURN_IF_ERROR(extend(row, matches[m], next));
-        if (!next.empty() || out.vars.empty()) out.rows.push_back(std::move(next));
+        DATALOG_RETURN_IF_ERROR(extend(row, matches[m]));
       }
     }
     rel = std::move(out);
@@ -580,8 +577,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       matches = {};
     }
     for (const Match& m : it->second) {
-      DATALOG_RETURN_IF_ERROR(extend(row, m, next));
-      if (!next.empty() || out.vars.empty()) out.rows.push_back(std::move(next));
+      DATALOG_RETURN_IF_ERROR(extend(row, m));
     }
   }
   rel = std::move(out);
@@ -604,7 +600,6 @@ Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel) 
     }
   }
   std::vector<Value> produced;
-  Row next;
   for (std::span<Value> row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     produced.clear();
@@ -622,9 +617,7 @@ Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel) 
           out.rows.push_back(RowView(row));
         }
       } else {
-        widen_into(row, row.size() + 1, next);
-        next.back() = std::move(v);
-        out.rows.push_back(std::move(next));
+        out.rows.push_back_widened(row, row.size() + 1).back() = std::move(v);
       }
     }
   }
@@ -738,16 +731,14 @@ Status BodyEvaluator::apply_or(const ast::Or& o, Relation& rel, int depth) {
   Relation out;
   out.vars = rel.vars;
   out.vars.insert(out.vars.end(), fresh.begin(), fresh.end());
-  Row next;
   for (RowView row : rel.rows) {
     key.clear();
     for (int c : cols) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(c)]));
     for (std::uint32_t t = index.find(key); t != KeyIndex::kNone; t = index.next(t)) {
-      widen_into(row, out.vars.size(), next);
+      std::span<Value> next = out.rows.push_back_widened(row, out.vars.size());
       for (std::size_t i = shared.size(); i < union_vars.size(); ++i) {
         next[row.size() + i - shared.size()] = tuples[t][i];
       }
-      out.rows.push_back(std::move(next));
     }
   }
   rel = std::move(out);
@@ -794,7 +785,7 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     if (args[i].kind == Slot::Kind::Constant || args[i].kind == Slot::Kind::Bound) mask |= std::uint64_t{1} << i;
   }
   const TupleSet::Index& index = tuples->index(mask);
-  Row key, next;
+  Row key;
   for (RowView row : rel.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     key.clear();
@@ -806,7 +797,7 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     if (it == index.end()) continue;
     for (const Row* tuple : it->second) {
       const Row& t = *tuple;
-      widen_into(row, out.vars.size(), next);
+      std::span<Value> next = out.rows.push_back_widened(row, out.vars.size());
       bool ok = true;
       for (std::size_t i = 0; i < args.size() && ok; ++i) {
         if (args[i].kind == Slot::Kind::Free) next[static_cast<std::size_t>(args[i].column)] = t[i];
@@ -814,7 +805,7 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
           ok = ctx_.join_key(next[static_cast<std::size_t>(args[i].column)]) == ctx_.join_key(t[i]);
         }
       }
-      if (ok) out.rows.push_back(std::move(next));
+      if (!ok) out.rows.pop_back();
     }
   }
   rel = std::move(out);

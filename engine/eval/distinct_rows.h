@@ -23,9 +23,17 @@ class DistinctRows {
 
   // Adds row unless an equal row is there; true when added. The values are moved in.
   bool insert_moved(std::span<Value> row) {
+    bool added = false;
+    find_or_insert_moved(row, &added);
+    return added;
+  }
+  // The number of the row equal to row, adding it (its values moved in) when missing; rows are
+  // numbered in the order they were added.
+  std::uint32_t find_or_insert_moved(std::span<Value> row, bool* added) {
     const std::size_t h = RowHash{}(row);
     std::size_t b = find(h, row);
-    if (slots_[b] != kEmpty) return false;
+    *added = slots_[b] == kEmpty;
+    if (!*added) return slots_[b];
     if ((rows_.size() + 1) * 2 > slots_.size()) {
       resize(slots_.size() * 2);
       b = find(h, row);
@@ -33,7 +41,7 @@ class DistinctRows {
     slots_[b] = static_cast<std::uint32_t>(rows_.size());
     hashes_.push_back(h);
     rows_.push_back_moved(row);
-    return true;
+    return slots_[b];
   }
 
   const RowStore& rows() const { return rows_; }

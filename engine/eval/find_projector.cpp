@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <unordered_map>
+#include <numeric>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "engine/eval/distinct_rows.h"
 #include "engine/eval/pull_evaluator.h"
 #include "engine/functions/aggregates.h"
 #include "engine/functions/window.h"
@@ -17,12 +18,6 @@ namespace datalog::eval {
 namespace {
 
 using Kind = ast::FindElement::Kind;
-
-struct RowLess {
-  bool operator()(const Row& a, const Row& b) const {
-    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
-  }
-};
 
 // The bindings of a relation, as a source.
 class RelationSource final : public BindingSource {
@@ -111,17 +106,20 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
     out->vars.clear();
     return Status::OK();
   }
-  std::map<Row, Accumulators, RowLess> groups;
-  auto new_accs = [&](Accumulators* accs) {
+  // Groups are numbered as they first appear: keys holds their keys, found by hash without an
+  // allocation per row, and accumulators their accumulators; the output sorts them by key.
+  DistinctRows keys;
+  std::vector<Accumulators> accumulators;
+  auto new_group = [&]() -> Status {
+    Accumulators accs;
     if (!spare.empty()) {
-      *accs = std::exchange(spare, {});
-      return Status::OK();
+      accs = std::exchange(spare, {});
+    } else {
+      DATALOG_RETURN_IF_ERROR(make_accumulators(ctx, q, agg_elems, &unknown, &accs));
     }
-    return make_accumulators(ctx, q, agg_elems, &unknown, accs);
+    accumulators.push_back(std::move(accs));
+    return Status::OK();
   };
-  // Rows find their group by hash (a reused key: no allocation per row); the ordered map only
-  // gives the groups their output order. Map nodes never move, so the pointers stay valid.
-  std::unordered_map<Row, Accumulators*, RowHash> by_hash;
   const Value nil;
   Row group_key;
   std::size_t seen = 0;
@@ -130,22 +128,15 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
     DATALOG_RETURN_IF_ERROR(source.next_binding(&row, &more));
     if (!more) break;
     ++seen;
-    Accumulators* group = nullptr;
-    if (group_cols.empty() && seen > 1) {
-      group = &groups.begin()->second;  // one group for all rows: no key to look up
-    } else {
+    std::uint32_t group = 0;  // one group for all rows when there is no key to look up
+    if (!group_cols.empty() || seen == 1) {
       group_key.clear();
       for (int c : group_cols) group_key.push_back(row[static_cast<std::size_t>(c)]);
-      auto found = by_hash.find(group_key);
-      if (found == by_hash.end()) {
-        Accumulators accs;
-        DATALOG_RETURN_IF_ERROR(new_accs(&accs));
-        auto it = groups.emplace(group_key, std::move(accs)).first;
-        found = by_hash.emplace(group_key, &it->second).first;
-      }
-      group = found->second;
+      bool added = false;
+      group = keys.find_or_insert_moved(group_key, &added);
+      if (added) DATALOG_RETURN_IF_ERROR(new_group());
     }
-    Accumulators& accs = *group;
+    Accumulators& accs = accumulators[group];
     for (std::size_t a = 0; a < agg_cols.size(); ++a) {
       const Value& v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : nil;
       DATALOG_RETURN_IF_ERROR(accs[a]->add(v));
@@ -156,11 +147,17 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
       return functions::zero_row_on_empty_input(q.find[i].function);
     });
     if (zero_row && !agg_elems.empty()) {
-      Accumulators accs;
-      DATALOG_RETURN_IF_ERROR(new_accs(&accs));
-      groups.emplace(Row{}, std::move(accs));
+      bool added = false;
+      keys.find_or_insert_moved(group_key, &added);
+      DATALOG_RETURN_IF_ERROR(new_group());
     }
   }
+  std::vector<std::uint32_t> order(accumulators.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const RowView ka = keys.rows()[a], kb = keys.rows()[b];
+    return std::lexicographical_compare(ka.begin(), ka.end(), kb.begin(), kb.end());
+  });
   // Output columns: every find element, plus each aggregated variable bound to its value.
   out->vars.clear();
   for (std::size_t i = 0; i < q.find.size(); ++i) out->vars.push_back("#" + std::to_string(i));
@@ -177,7 +174,9 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
   for (std::size_t g = 0; g < group_elems.size(); ++g) {
     if (!out->binds(q.find[group_elems[g]].var.name)) out->vars.push_back(q.find[group_elems[g]].var.name);
   }
-  for (auto& [key, accs] : groups) {
+  for (const std::uint32_t n : order) {
+    const RowView key = keys.rows()[n];
+    Accumulators& accs = accumulators[n];
     Row row(out->vars.size());
     bool keep = true;
     for (std::size_t g = 0; g < group_elems.size(); ++g) {

@@ -53,6 +53,14 @@ class RowStore {
     for (Value& v : row) cells_.push_back(std::move(v));
   }
   void push_back(Row&& row) { push_back_moved(row); }
+  // Appends row widened with nils to width columns, and returns the new row to fill in; it stays
+  // valid until the store next grows.
+  std::span<Value> push_back_widened(RowView row, std::size_t width) {
+    start_row(width);
+    cells_.insert(cells_.end(), row.begin(), row.end());
+    cells_.resize(cells_.size() + (width - row.size()));
+    return (*this)[count_ - 1];
+  }
   void pop_back() {
     cells_.resize(cells_.size() - width_);
     --count_;
@@ -125,11 +133,6 @@ class RowStore {
 
 inline bool same_row(RowView a, RowView b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 
-// row, then nil up to width columns, in next (whose storage is reused).
-inline void widen_into(RowView row, std::size_t width, Row& next) {
-  next.assign(row.begin(), row.end());
-  next.resize(width);
-}
 
 struct Relation {
   std::vector<std::string> vars;  // column names ("?x"), no duplicates

@@ -48,6 +48,24 @@ TEST_CASE("row store: keep_if keeps matching rows in order", "[relation]") {
   CHECK(rows.size() == 1);
 }
 
+TEST_CASE("row store: a row widened with nils is filled in place, or taken back", "[relation]") {
+  RowStore rows;
+  const Row base{Value::integer(1), Value::string("a long text that does not fit inline")};
+  std::span<Value> next = rows.push_back_widened(base, 4);
+  CHECK(next[2].is(ValueKind::Nil));
+  CHECK(next[3].is(ValueKind::Nil));
+  next[3] = Value::integer(9);
+  rows.push_back_widened(base, 4)[2] = Value::integer(8);
+  rows.push_back_widened(base, 4);
+  rows.pop_back();  // a row that did not unify
+  CHECK(texts(rows) == std::vector<std::string>{
+                           "1 \"a long text that does not fit inline\" nil 9 ",
+                           "1 \"a long text that does not fit inline\" 8 nil "});
+  RowStore unit;
+  unit.push_back_widened(RowView(), 0);  // zero columns: still a row
+  CHECK(unit.size() == 1);
+}
+
 TEST_CASE("row store: a relation without columns counts its rows", "[relation]") {
   Relation unit = Relation::unit();
   CHECK(unit.rows.size() == 1);
