@@ -1,5 +1,6 @@
 #include "lmdb_store/key_coding.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -12,6 +13,7 @@ constexpr std::uint64_t kSignBit = 1ULL << 63;
 constexpr char kTextEnd = 0x00;
 constexpr char kEscape = 0x01;
 constexpr char kGiantMarker = 0x02;
+static_assert(kTextEnd < kEscape && kEscape < kGiantMarker, "decode_value finds the markers as the smallest bytes");
 
 std::uint64_t float_bits(double d) {
   if (d == 0.0) d = 0.0;  // -0.0 sorts as 0.0
@@ -175,12 +177,13 @@ DecodedValue decode_value(std::string_view in) {
       std::string text;
       std::size_t i = 0;
       bool whole = false;
-      // Most texts have no escaped byte: take them whole, up to their end marker.
-      if (const std::size_t end = body.find(kTextEnd);
-          end != std::string_view::npos && end <= kInlineLimit &&
-          body.substr(0, end).find(kEscape) == std::string_view::npos &&
-          body.substr(0, end).find(kGiantMarker) == std::string_view::npos) {
-        text.assign(body.substr(0, end));
+      // Most texts have no escaped byte: take them whole, up to their end marker. The three
+      // marker bytes are the three smallest, so one pass finds the first of any of them.
+      const std::size_t limit = std::min(body.size(), kInlineLimit + 1);
+      std::size_t end = 0;
+      while (end < limit && static_cast<std::uint8_t>(body[end]) > static_cast<std::uint8_t>(kGiantMarker)) ++end;
+      if (end < limit && body[end] == kTextEnd) {
+        text.assign(body.data(), end);
         i = end + 1;
         whole = true;
       }

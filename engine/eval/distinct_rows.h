@@ -44,11 +44,18 @@ class DistinctRows {
     return slots_[b];
   }
 
+  // The number of the row equal to row, or kNone.
+  std::uint32_t find(RowView row) const {
+    const std::size_t b = find(RowHash{}(row), row);
+    return slots_[b];
+  }
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
   const RowStore& rows() const { return rows_; }
   RowStore take_rows() { return std::move(rows_); }
 
  private:
-  static constexpr std::uint32_t kEmpty = 0xffffffffu;
+  static constexpr std::uint32_t kEmpty = kNone;
 
   static std::size_t table_size_for(std::size_t rows) {
     std::size_t size = 16;

@@ -130,11 +130,20 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
     ++seen;
     std::uint32_t group = 0;  // one group for all rows when there is no key to look up
     if (!group_cols.empty() || seen == 1) {
-      group_key.clear();
-      for (int c : group_cols) group_key.push_back(row[static_cast<std::size_t>(c)]);
-      bool added = false;
-      group = keys.find_or_insert_moved(group_key, &added);
-      if (added) DATALOG_RETURN_IF_ERROR(new_group());
+      // One grouping column is looked up in place; the key is copied only for a new group.
+      if (group_cols.size() == 1) {
+        group = keys.find(row.subspan(static_cast<std::size_t>(group_cols[0]), 1));
+      } else {
+        group_key.clear();
+        for (int c : group_cols) group_key.push_back(row[static_cast<std::size_t>(c)]);
+        group = keys.find(group_key);
+      }
+      if (group == DistinctRows::kNone) {
+        if (group_cols.size() == 1) group_key.assign(1, row[static_cast<std::size_t>(group_cols[0])]);
+        bool added = false;
+        group = keys.find_or_insert_moved(group_key, &added);
+        DATALOG_RETURN_IF_ERROR(new_group());
+      }
     }
     Accumulators& accs = accumulators[group];
     for (std::size_t a = 0; a < agg_cols.size(); ++a) {
