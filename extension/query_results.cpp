@@ -143,7 +143,7 @@ void QueryResults::result_cell(sqlite3_context* ctx, const Value& v) {
 
 std::string QueryResults::row_edn() {
   std::string text = "[";
-  const eval::Row& r = row();
+  const eval::RowView r = row();
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (i) text += ' ';
     const Value& v = r[i];

@@ -39,7 +39,7 @@ class QueryResults {
   void close();
 
   bool at_end() const { return at_end_; }
-  const eval::Row& row() const { return stream_ ? current_ : rows_[pos_]; }
+  eval::RowView row() const { return stream_ ? eval::RowView(current_) : rows_[pos_]; }
   Status next();
 
   // A value of the current row as an SQL result, entities by their idents.
@@ -59,7 +59,7 @@ class QueryResults {
   std::unique_ptr<eval::QueryStream> stream_;
   eval::Row current_;
   // Evaluated in full.
-  std::vector<eval::Row> rows_;
+  eval::RowStore rows_;
   std::size_t pos_ = 0;
   // Names of the result's entities: the graph's shared cache, when the rows came from a read
   // snapshot (its names stay valid while the graph is open); copies in names_ otherwise.

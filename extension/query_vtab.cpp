@@ -409,7 +409,7 @@ int query_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
   auto* c = static_cast<QueryCursor*>(cur);
   return guarded(cur->pVtab, [&]() -> int {
     const ColumnRole& role = c->table()->columns[static_cast<std::size_t>(column)];
-    const eval::Row& row = c->results.row();
+    const eval::RowView row = c->results.row();
     switch (role.kind) {
       case ColumnRole::Kind::Find:
         if (role.index < row.size()) c->results.result_cell(ctx, row[role.index]);

@@ -271,7 +271,7 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::
 }  // namespace
 
 Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindings,
-                    std::vector<Row>* rows) {
+                    RowStore* rows) {
   rows->clear();
   const Limits& limits = ctx.limits();
   const bool has_aggregate = std::any_of(q.find.begin(), q.find.end(),
@@ -313,10 +313,10 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
   for (std::size_t i = 0; i < q.find.size() && !has_aggregate; ++i) {
     if (q.find[i].kind != Kind::Window) columns[i] = static_cast<std::size_t>(source.column(q.find[i].var.name));
   }
-  rows->reserve(source.rows.size());
+  rows->reserve(source.rows.size(), q.find.size());
+  Row row;  // refilled for every row
   for (std::size_t r = 0; r < source.rows.size(); ++r) {
-    Row row;
-    row.reserve(q.find.size());
+    row.clear();
     for (std::size_t i = 0; i < q.find.size(); ++i) {
       const auto& f = q.find[i];
       if (f.kind == Kind::Window) {
@@ -331,21 +331,21 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
         DATALOG_RETURN_IF_ERROR(pulls[i]->pull(entity, &row.back()));
       }
     }
-    rows->push_back(std::move(row));
+    rows->push_back_moved(row);
   }
   return Status::OK();
 }
 
 Status project_aggregates(EvalContext& ctx, const ast::Query& q, BindingSource& bindings,
-                          std::vector<Row>* rows) {
+                          RowStore* rows) {
   rows->clear();
   Relation groups;
   DATALOG_RETURN_IF_ERROR(aggregate(ctx, q, bindings, &groups));
   if (static_cast<std::int64_t>(groups.rows.size()) > ctx.limits().max_results) {
     return max_results_exceeded(ctx.limits());
   }
-  rows->reserve(groups.rows.size());
-  for (RowView g : groups.rows) rows->emplace_back(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(q.find.size()));
+  rows->reserve(groups.rows.size(), q.find.size());
+  for (RowView g : groups.rows) rows->push_back(g.first(q.find.size()));
   return Status::OK();
 }
 

@@ -18,7 +18,7 @@ namespace datalog::eval {
 
 // Aggregate and window names the engine does not know go to ctx's external functions.
 Status project_find(EvalContext& ctx, const ast::Query& query, const Relation& bindings,
-                    std::vector<Row>* rows);
+                    RowStore* rows);
 
 // The bindings of :where handed over one row at a time, so that aggregates over a scan need not
 // build the relation first (query_stream.h).
@@ -32,6 +32,6 @@ class BindingSource {
 
 // project_find for a query whose :find holds aggregates and neither windows nor pull.
 Status project_aggregates(EvalContext& ctx, const ast::Query& query, BindingSource& bindings,
-                          std::vector<Row>* rows);
+                          RowStore* rows);
 
 }  // namespace datalog::eval

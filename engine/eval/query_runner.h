@@ -37,7 +37,7 @@ struct QueryInputs {
 
 struct QueryResult {
   std::vector<std::string> columns;  // the :find headers
-  std::vector<Row> rows;
+  RowStore rows;  // one per result row, q.find.size() values each
   Trace trace;
 };
 
