@@ -57,8 +57,11 @@ class RowStore {
   // valid until the store next grows.
   std::span<Value> push_back_widened(RowView row, std::size_t width) {
     start_row(width);
-    cells_.insert(cells_.end(), row.begin(), row.end());
-    cells_.resize(cells_.size() + (width - row.size()));
+    // Element by element after one capacity check: vector's range insert and resize are general
+    // paths that cost several times more for the two or three values of a row.
+    if (cells_.capacity() - cells_.size() < width) cells_.reserve(std::max(cells_.capacity() * 2, cells_.size() + width));
+    for (const Value& v : row) cells_.emplace_back(v);
+    for (std::size_t i = row.size(); i < width; ++i) cells_.emplace_back();
     return (*this)[count_ - 1];
   }
   void pop_back() {
