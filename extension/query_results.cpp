@@ -134,7 +134,7 @@ void QueryResults::result_cell(sqlite3_context* ctx, const Value& v) {
     const Value* shared = shared_names_->name(id);
     if (!shared && reading_) reading_->access().shared_name(id, &shared);
     if (shared) {
-      result_named_entity(ctx, id, shared);
+      result_named_entity(ctx, id, shared, true);
       return;
     }
   }

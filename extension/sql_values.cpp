@@ -354,7 +354,14 @@ void result_form(sqlite3_context* ctx, const SqlForm& f) {
 
 }  // namespace
 
-void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name) {
+void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name, bool name_is_shared) {
+  if (name_is_shared && name && name->is(ValueKind::Keyword)) {
+    // The text stays where it is while the graph is open, which outlasts every statement
+    // reading this table: SQLite may point at it instead of copying it.
+    const std::string& text = name->as_keyword();
+    sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+    return;
+  }
   SqlForm f;
   sql_form_of_named_entity(id, name, &f);
   result_form(ctx, f);

@@ -90,7 +90,8 @@ int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& 
 
 // Output helpers. Ref values and entities print their ident when they have one.
 void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of);
-void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name);
+// name_is_shared: name lives in the graph's shared name table (lmdb_store/name_table.h).
+void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name, bool name_is_shared);
 void result_value(sqlite3_context* ctx, const Value& v, const IdentNamer& name_of);
 void result_instant(sqlite3_context* ctx, std::int64_t ms);
 
