@@ -475,7 +475,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
                     std::fabs(d.v.as_float() - *near) <= std::numeric_limits<double>::epsilon())) {
         return true;
       }
-      matches.push_back(Match{d.e, d.a, d.v, d.tx, d.valid_from, d.valid_to});
+      matches.emplace_back(d.e, d.a, d.v, d.tx, d.valid_from, d.valid_to);
       return true;
     });
   };
@@ -487,6 +487,8 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     f.a = const_a;
     if (slots[2].kind == Slot::Kind::Free) f.v_ranges = v_ranges;
     if (slots[2].kind == Slot::Kind::Constant) f.v = slots[2].constant;
+    // Room for the scan's matches up front (bounded: the estimate may be far off).
+    matches.reserve(static_cast<std::size_t>(std::clamp(ctx_.graph().estimate(f), 0.0, 65536.0)));
     std::vector<Value> alts;
     if (f.v) {
       DATALOG_RETURN_IF_ERROR(value_alternatives(*f.v, alts));
