@@ -32,6 +32,9 @@ struct DatomFilter {
   std::optional<EntityId> a;
   std::optional<Value> v;
   std::vector<ValueRange> v_ranges;
+  // The reader never looks at a datom's value (a pattern's `_`): a scan may leave it nil
+  // where skipping it saves decoding. Needs neither v nor v_ranges.
+  bool values_unused = false;
 
   bool in_v_ranges(const Value& value) const {
     if (v_ranges.empty()) return true;

@@ -69,13 +69,15 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, De
 }
 
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
-                  GiantRef* giant) {
+                  GiantRef* giant, bool skip_value) {
   if (key.size() < kTxSuffix + 16 + 1 || data.size() != 8) return false;
   const std::string_view fact = key.substr(0, key.size() - kTxSuffix);
   const std::string_view suffix = key.substr(key.size() - kTxSuffix);
   Datom& d = *datom;
   giant->giant = false;
-  auto take_value = [&](std::string_view in) -> std::size_t {
+  // at_end: the value runs to the end of the fact, so its length is known without decoding it.
+  auto take_value = [&](std::string_view in, bool at_end) -> std::size_t {
+    if (skip_value && at_end) return in.size();
     DecodedValue dv = decode_value(in);
     if (!dv.ok) return 0;
     d.v = std::move(dv.value);
@@ -87,20 +89,20 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, Da
     case IndexId::Eavt: {
       d.e = get_i64(fact);
       d.a = get_i64(fact.substr(8));
-      const std::size_t n = take_value(fact.substr(16));
+      const std::size_t n = take_value(fact.substr(16), true);
       if (n == 0 || 16 + n != fact.size()) return false;
       break;
     }
     case IndexId::Aevt: {
       d.a = get_i64(fact);
       d.e = get_i64(fact.substr(8));
-      const std::size_t n = take_value(fact.substr(16));
+      const std::size_t n = take_value(fact.substr(16), true);
       if (n == 0 || 16 + n != fact.size()) return false;
       break;
     }
     case IndexId::Avet: {
       d.a = get_i64(fact);
-      const std::size_t n = take_value(fact.substr(8));
+      const std::size_t n = take_value(fact.substr(8), false);
       if (n == 0 || 8 + n + 8 != fact.size()) return false;
       d.e = get_i64(fact.substr(8 + n));
       break;

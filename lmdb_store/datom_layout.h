@@ -46,7 +46,10 @@ struct GiantRef {
   bool giant = false;
   std::uint64_t hash = 0;
 };
-bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant);
+// With skip_value, d->v is left alone where the key layout allows it (EAVT, AEVT: the value is
+// the key's last field); giant is then never set.
+bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant,
+                  bool skip_value = false);
 
 struct DecodedDatom {
   Datom datom;

@@ -120,7 +120,7 @@ Status DatomScan::fill() {
       return next_key.size() >= kTxSuffix && next_key.substr(0, next_key.size() - kTxSuffix) == fact;
     };
     GiantRef giant;
-    if (!decode_datom(index_, key, as_view(v), &ready_.emplace_back(), &giant)) {
+    if (!decode_datom(index_, key, as_view(v), &ready_.emplace_back(), &giant, skip_values_)) {
       ready_.pop_back();
       return Status(StatusCode::Corrupt, "an index key is malformed");
     }
@@ -131,7 +131,7 @@ Status DatomScan::fill() {
       group_.push_back(std::move(ready_.back()));
       ready_.pop_back();
       while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
-        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant)) {
+        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, skip_values_)) {
           return Status(StatusCode::Corrupt, "an index key is malformed");
         }
         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);

@@ -63,6 +63,9 @@ class DatomScan {
   Status start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::string_view start_key,
                std::string_view end_key, const TimeView& view, ReadAhead read_ahead = ReadAhead::Live,
                SnapshotCursors* cursors = nullptr);
+  // Leaves datoms' values nil where that saves decoding them (decode_datom's skip_value); for
+  // readers that never look at values. Holds for the scans started after it.
+  void set_skip_values(bool skip) { skip_values_ = skip; }
   bool at_end() const { return pos_ >= ready_.size() && exhausted_; }
   const Datom& datom() const { return ready_[pos_]; }
   Datom& take_datom() { return ready_[pos_]; }  // for the caller to move from; next() replaces it
@@ -88,6 +91,7 @@ class DatomScan {
   std::vector<Datom> group_;
   std::size_t pos_ = 0;
   bool exhausted_ = false;
+  bool skip_values_ = false;
 };
 
 }  // namespace datalog::store

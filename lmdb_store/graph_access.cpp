@@ -33,6 +33,7 @@ class FilteredScan final : public DatomCursor {
     filter_ = f;
     ranged_ = false;
     done_ = false;
+    scan_.set_skip_values(f.values_unused && !f.v && f.v_ranges.empty());
     if (!f.v_ranges.empty() && f.a && !f.e && !f.v) {
       // Value ranges of one attribute: each range is one key range of AVET, in key order.
       ranged_ = true;
