@@ -35,6 +35,9 @@ struct DatomFilter {
   // The reader never looks at a datom's value (a pattern's `_`): a scan may leave it nil
   // where skipping it saves decoding. Needs neither v nor v_ranges.
   bool values_unused = false;
+  // With only the attribute fixed: the reader would rather have datoms in value order (AVET)
+  // than entity order, e.g. to group by the value.
+  bool value_order = false;
 
   bool in_v_ranges(const Value& value) const {
     if (v_ranges.empty()) return true;

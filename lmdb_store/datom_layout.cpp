@@ -69,7 +69,7 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, De
 }
 
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
-                  GiantRef* giant, bool skip_value) {
+                  GiantRef* giant, bool skip_value, ValueMemo* memo) {
   if (key.size() < kTxSuffix + 16 + 1 || data.size() != 8) return false;
   const std::string_view fact = key.substr(0, key.size() - kTxSuffix);
   const std::string_view suffix = key.substr(key.size() - kTxSuffix);
@@ -102,9 +102,21 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, Da
     }
     case IndexId::Avet: {
       d.a = get_i64(fact);
+      if (fact.size() < 8 + 1 + 8) return false;
+      const std::string_view value_bytes = fact.substr(8, fact.size() - 16);
+      if (memo && !memo->bytes.empty() && value_bytes == memo->bytes) {
+        d.v = memo->value;
+        d.e = get_i64(fact.substr(fact.size() - 8));
+        break;
+      }
       const std::size_t n = take_value(fact.substr(8), false);
       if (n == 0 || 8 + n + 8 != fact.size()) return false;
       d.e = get_i64(fact.substr(8 + n));
+      const bool text = d.v.is(ValueKind::String) || d.v.is(ValueKind::Keyword);
+      if (memo && text && !giant->giant) {
+        memo->bytes.assign(value_bytes);
+        memo->value = d.v;
+      }
       break;
     }
     case IndexId::Vaet: {

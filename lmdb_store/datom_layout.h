@@ -46,10 +46,18 @@ struct GiantRef {
   bool giant = false;
   std::uint64_t hash = 0;
 };
+// The last text value decoded from an AVET key, with its key bytes: a scan of AVET meets each
+// value in a run of keys, and a text costs far more to decode than to compare.
+struct ValueMemo {
+  std::string bytes;
+  Value value;
+};
+
 // With skip_value, d->v is left alone where the key layout allows it (EAVT, AEVT: the value is
-// the key's last field); giant is then never set.
+// the key's last field); giant is then never set. With memo, AVET keys reuse the value decoded
+// from the previous key when their value bytes are the same.
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant,
-                  bool skip_value = false);
+                  bool skip_value = false, ValueMemo* memo = nullptr);
 
 struct DecodedDatom {
   Datom datom;

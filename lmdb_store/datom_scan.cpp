@@ -52,6 +52,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
                         std::string_view end_key, const TimeView& view, ReadAhead read_ahead,
                         SnapshotCursors* cursors) {
   close();
+  memo_.bytes.clear();
   cursors_ = cursors;
   env_ = &env;
   index_ = index;
@@ -120,7 +121,7 @@ Status DatomScan::fill() {
       return next_key.size() >= kTxSuffix && next_key.substr(0, next_key.size() - kTxSuffix) == fact;
     };
     GiantRef giant;
-    if (!decode_datom(index_, key, as_view(v), &ready_.emplace_back(), &giant, skip_values_)) {
+    if (!decode_datom(index_, key, as_view(v), &ready_.emplace_back(), &giant, skip_values_, &memo_)) {
       ready_.pop_back();
       return Status(StatusCode::Corrupt, "an index key is malformed");
     }
@@ -131,7 +132,7 @@ Status DatomScan::fill() {
       group_.push_back(std::move(ready_.back()));
       ready_.pop_back();
       while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
-        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, skip_values_)) {
+        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, skip_values_, &memo_)) {
           return Status(StatusCode::Corrupt, "an index key is malformed");
         }
         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);

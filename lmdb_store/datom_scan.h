@@ -92,6 +92,7 @@ class DatomScan {
   std::size_t pos_ = 0;
   bool exhausted_ = false;
   bool skip_values_ = false;
+  ValueMemo memo_;  // AVET scans: the last text value decoded
 };
 
 }  // namespace datalog::store

@@ -57,7 +57,7 @@ class FilteredScan final : public DatomCursor {
       put_i64(prefix, *f.a);
       encode_value(prefix, *f.v);
     } else if (f.a) {
-      index = IndexId::Aevt;
+      index = f.value_order ? IndexId::Avet : IndexId::Aevt;
       put_i64(prefix, *f.a);
     } else if (f.v && f.v->is(ValueKind::Ref)) {
       index = IndexId::Vaet;

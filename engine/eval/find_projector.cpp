@@ -123,13 +123,17 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
   const Value nil;
   Row group_key;
   std::size_t seen = 0;
+  std::uint32_t last_group = 0;
   for (RowView row;;) {
     bool more = false;
     DATALOG_RETURN_IF_ERROR(source.next_binding(&row, &more));
     if (!more) break;
     ++seen;
     std::uint32_t group = 0;  // one group for all rows when there is no key to look up
-    if (!group_cols.empty() || seen == 1) {
+    if (group_cols.size() == 1 && seen > 1 &&
+        row[static_cast<std::size_t>(group_cols[0])] == keys.rows()[last_group][0]) {
+      group = last_group;  // rows in key order (a scan in value order) stay in their group
+    } else if (!group_cols.empty() || seen == 1) {
       // One grouping column is looked up in place; the key is copied only for a new group.
       if (group_cols.size() == 1) {
         group = keys.find(row.subspan(static_cast<std::size_t>(group_cols[0]), 1));
@@ -145,6 +149,7 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
         DATALOG_RETURN_IF_ERROR(new_group());
       }
     }
+    last_group = group;
     Accumulators& accs = accumulators[group];
     for (std::size_t a = 0; a < agg_cols.size(); ++a) {
       const Value& v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : nil;

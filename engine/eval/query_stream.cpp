@@ -141,6 +141,11 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
                          std::none_of(query_.find.begin(), query_.find.end(), [&](const ast::FindElement& f) {
                            return v_var && f.var.name == v_var->name;
                          });
+  // Aggregates grouped by the value get the datoms in value order, so equal keys come together.
+  filter.value_order = shape == Shape::Bindings && v_var &&
+                       std::any_of(query_.find.begin(), query_.find.end(), [&](const ast::FindElement& f) {
+                         return f.kind == ast::FindElement::Kind::Variable && f.var.name == v_var->name;
+                       });
   current_.assign(scope_.vars.size(), Value::nil());
   *streams = true;
   if (empty_) return Status::OK();
