@@ -124,16 +124,21 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
   Row group_key;
   std::size_t seen = 0;
   std::uint32_t last_group = 0;
+  std::size_t run_hits = 0, run_misses = 0;
   for (RowView row;;) {
     bool more = false;
     DATALOG_RETURN_IF_ERROR(source.next_binding(&row, &more));
     if (!more) break;
     ++seen;
     std::uint32_t group = 0;  // one group for all rows when there is no key to look up
-    if (group_cols.size() == 1 && seen > 1 &&
-        row[static_cast<std::size_t>(group_cols[0])] == keys.rows()[last_group][0]) {
-      group = last_group;  // rows in key order (a scan in value order) stay in their group
+    // Rows in key order (a scan in value order) come in runs of one group: compare with the
+    // last row's group first, for as long as that pays.
+    const bool try_last = group_cols.size() == 1 && seen > 1 && run_misses <= run_hits + 16;
+    if (try_last && row[static_cast<std::size_t>(group_cols[0])] == keys.rows()[last_group][0]) {
+      group = last_group;
+      ++run_hits;
     } else if (!group_cols.empty() || seen == 1) {
+      if (try_last) ++run_misses;
       // One grouping column is looked up in place; the key is copied only for a new group.
       if (group_cols.size() == 1) {
         group = keys.find(row.subspan(static_cast<std::size_t>(group_cols[0]), 1));
