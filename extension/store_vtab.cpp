@@ -587,12 +587,11 @@ Status fact_of_key(store::WriteTxn& w, sqlite3_value* key, store::Datom* out) {
   }
   const std::string_view bytes(static_cast<const char*>(sqlite3_value_blob(key)),
                                static_cast<std::size_t>(sqlite3_value_bytes(key)));
-  store::DecodedDatom d;
-  if (!store::decode_datom(store::IndexId::Eavt, bytes, store::encode_valid_to(store::kForever), &d)) {
+  store::GiantRef giant;
+  if (!store::decode_datom(store::IndexId::Eavt, bytes, store::encode_valid_to(store::kForever), out, &giant)) {
     return Status(StatusCode::InvalidArgument, "the datom column does not hold a datom key");
   }
-  if (d.giant) DATALOG_RETURN_IF_ERROR(store::load_giant(w.txn(), w.env().tables(), d.giant_hash, &d.datom.v));
-  *out = std::move(d.datom);
+  if (giant.giant) DATALOG_RETURN_IF_ERROR(store::load_giant(w.txn(), w.env().tables(), giant.hash, &out->v));
   return Status::OK();
 }
 

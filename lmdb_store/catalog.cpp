@@ -198,12 +198,13 @@ Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vect
     if (key.substr(0, 8) != std::string_view(header)) break;
     if (key.size() == kTxChunkKeySize) {
       st = decode_tx_chunk(as_view(v), [&](std::string_view dkey, std::string_view vt) -> Status {
-        DecodedDatom d;
-        if (!decode_datom(IndexId::Eavt, dkey, vt, &d)) {
+        Datom d;
+        GiantRef giant;
+        if (!decode_datom(IndexId::Eavt, dkey, vt, &d, &giant)) {
           return Status(StatusCode::Corrupt, "transaction log datom is malformed");
         }
-        if (d.giant) DATALOG_RETURN_IF_ERROR(load_giant(txn, t, d.giant_hash, &d.datom.v));
-        out->push_back(std::move(d.datom));
+        if (giant.giant) DATALOG_RETURN_IF_ERROR(load_giant(txn, t, giant.hash, &d.v));
+        out->push_back(std::move(d));
         return Status::OK();
       });
     }

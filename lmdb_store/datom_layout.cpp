@@ -60,14 +60,6 @@ std::string encode_valid_to(std::int64_t valid_to) {
 
 void encode_valid_to(std::string& out, std::int64_t valid_to) { put_i64(out, valid_to); }
 
-bool decode_datom(IndexId index, std::string_view key, std::string_view data, DecodedDatom* out) {
-  GiantRef giant;
-  const bool ok = decode_datom(index, key, data, &out->datom, &giant);
-  out->giant = giant.giant;
-  out->giant_hash = giant.hash;
-  return ok;
-}
-
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
                   GiantRef* giant, bool skip_value, ValueMemo* memo) {
   if (key.size() < kTxSuffix + 16 + 1 || data.size() != 8) return false;

@@ -59,11 +59,4 @@ struct ValueMemo {
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant,
                   bool skip_value = false, ValueMemo* memo = nullptr);
 
-struct DecodedDatom {
-  Datom datom;
-  bool giant = false;
-  std::uint64_t giant_hash = 0;
-};
-bool decode_datom(IndexId index, std::string_view key, std::string_view data, DecodedDatom* out);
-
 }  // namespace datalog::store

@@ -235,10 +235,11 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
   MDB_val k = as_val(prefix), val;
   rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
   while (rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == prefix) {
-    DecodedDatom d;
-    if (decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d)) {
-      d.datom.v = v;  // the caller's full value (the key may hold a giant's prefix)
-      found->push_back(std::move(d.datom));
+    Datom d;
+    GiantRef giant;
+    if (decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant)) {
+      d.v = v;  // the caller's full value (the key may hold a giant's prefix)
+      found->push_back(std::move(d));
     }
     rc = mdb_cursor_get(cursor, &k, &val, MDB_NEXT);
   }

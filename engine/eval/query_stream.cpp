@@ -154,6 +154,7 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
 
 Status QueryStream::passes_filters(bool* keep) {
   *keep = true;
+  if (filters_.empty()) return Status::OK();
   const bool integer = value_column_ >= 0 &&
                        current_[static_cast<std::size_t>(value_column_)].is(ValueKind::Integer);
   for (std::size_t i = 0; i < filters_.size(); ++i) {
