@@ -33,7 +33,7 @@ struct DatomFilter {
   std::optional<Value> v;
   std::vector<ValueRange> v_ranges;
   // The reader never looks at a datom's value (a pattern's `_`): a scan may leave it nil
-  // where skipping it saves decoding. Needs neither v nor v_ranges.
+  // where skipping it saves decoding. Ignored when v or v_ranges is set.
   bool values_unused = false;
   // With only the attribute fixed: the reader would rather have datoms in value order (AVET)
   // than entity order, e.g. to group by the value.

@@ -130,10 +130,9 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, EntityId a, boo
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(index, &cursor));
   MDB_val k = as_val(key), v = as_val(valid_to_);
-  // Keys that come in ascending order (new entities loaded in bulk) go in with MDB_APPEND: LMDB
-  // then skips the search, and a full last page splits at the end, leaving it full instead of
-  // half empty. LMDB refuses the append (MDB_KEYEXIST) unless the key sorts after every key; then
-  // the key goes in by search, and appends are tried again every kAppendRetry puts.
+  // Keys that come in ascending order (new entities loaded in bulk) go in with MDB_APPEND, which
+  // skips LMDB's search. LMDB refuses the append (MDB_KEYEXIST) unless the key sorts after every
+  // key; then the key goes in by search, and appends are tried again every kAppendRetry puts.
   Level& level = stack_.back();
   const auto i = static_cast<std::size_t>(index);
   int rc = MDB_KEYEXIST;

@@ -79,18 +79,6 @@ std::optional<Value> closure_attribute(const std::vector<ast::Rule>& rules, cons
   return *attribute;
 }
 
-// The entity a reached value stands for, if any: what EvalContext::as_entity answers, asked of
-// the graph directly, since a walk reaches each value once and a per-query cache would only grow.
-Status entity_of_node(EvalContext& ctx, const Value& v, std::optional<EntityId>* out) {
-  switch (v.kind()) {
-    case ValueKind::Ref: *out = v.as_ref(); return Status::OK();
-    case ValueKind::Integer: *out = v.as_integer(); return Status::OK();
-    case ValueKind::Keyword:
-    case ValueKind::Uuid: return ctx.graph().entity_of(v, out);
-    default: out->reset(); return Status::OK();
-  }
-}
-
 // Every node reachable from start over attribute edges, as (start, node) tuples of join keys.
 // Values are deduplicated as stored; two that name one entity (a ref and its ident) may both be
 // walked, and meet again as one tuple in out.
@@ -102,7 +90,7 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
   std::vector<Value> keys;                   // join keys of the reached values
   std::vector<EntityId> frontier, next;      // reached entities whose edges are still unread
   std::optional<EntityId> start_entity;
-  DATALOG_RETURN_IF_ERROR(entity_of_node(ctx, start_key, &start_entity));
+  DATALOG_RETURN_IF_ERROR(ctx.as_entity_uncached(start_key, &start_entity));
   if (start_entity) frontier.push_back(*start_entity);
   DatomFilter edges;
   edges.a = attribute;
@@ -124,11 +112,9 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
         ++produced;
         if (!reached.insert(d.v).second) return true;
         std::optional<EntityId> id;
-        inner = entity_of_node(ctx, d.v, &id);
+        inner = ctx.as_entity_uncached(d.v, &id);  // each value once: no use caching it
         if (!inner.ok()) return false;
-        // The join key (EvalContext::join_key): a named entity's ident becomes its ref.
-        const bool named = d.v.is(ValueKind::Keyword) || d.v.is(ValueKind::Uuid);
-        keys.push_back(named && id ? Value::ref(*id) : d.v);
+        keys.push_back(EvalContext::join_key(d.v, id));
         if (id) next.push_back(*id);
         return true;
       }));

@@ -37,27 +37,28 @@ Status EvalContext::check_interrupt() {
   return Status::OK();
 }
 
-Status EvalContext::as_entity(const Value& v, std::optional<EntityId>* out) {
+Status EvalContext::as_entity_uncached(const Value& v, std::optional<EntityId>* out) {
   switch (v.kind()) {
     case ValueKind::Ref: *out = v.as_ref(); return Status::OK();
     case ValueKind::Integer: *out = v.as_integer(); return Status::OK();
     case ValueKind::Keyword:
-    case ValueKind::Uuid: {
-      auto it = entity_cache_.find(v);
-      if (it != entity_cache_.end()) {
-        *out = it->second;
-        return Status::OK();
-      }
-      std::optional<EntityId> id;
-      DATALOG_RETURN_IF_ERROR(graph_.entity_of(v, &id));
-      entity_cache_.emplace(v, id);
-      *out = id;
-      return Status::OK();
-    }
+    case ValueKind::Uuid: return graph_.entity_of(v, out);
     default:
       out->reset();
       return Status::OK();
   }
+}
+
+Status EvalContext::as_entity(const Value& v, std::optional<EntityId>* out) {
+  if (!v.is(ValueKind::Keyword) && !v.is(ValueKind::Uuid)) return as_entity_uncached(v, out);
+  auto it = entity_cache_.find(v);
+  if (it != entity_cache_.end()) {
+    *out = it->second;
+    return Status::OK();
+  }
+  DATALOG_RETURN_IF_ERROR(as_entity_uncached(v, out));
+  entity_cache_.emplace(v, *out);
+  return Status::OK();
 }
 
 Status EvalContext::as_attribute(const Value& v, std::optional<EntityId>* out) {
@@ -92,9 +93,14 @@ Status EvalContext::attribute_keyword(EntityId id, Value* out) {
 Value EvalContext::join_key(const Value& v) {
   if (v.is(ValueKind::Keyword) || v.is(ValueKind::Uuid)) {
     std::optional<EntityId> id;
-    if (as_entity(v, &id).ok() && id) return Value::ref(*id);
+    if (as_entity(v, &id).ok()) return join_key(v, id);
   }
   return v;
+}
+
+Value EvalContext::join_key(const Value& v, const std::optional<EntityId>& entity) {
+  const bool ident = v.is(ValueKind::Keyword) || v.is(ValueKind::Uuid);
+  return ident && entity ? Value::ref(*entity) : v;
 }
 
 }  // namespace datalog::eval

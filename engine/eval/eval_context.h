@@ -82,12 +82,17 @@ class EvalContext {
 
   // The entity a value stands for in entity position: a Ref, an ident keyword/uuid, an integer.
   Status as_entity(const Value& v, std::optional<EntityId>* out);
+  // The same without this query's cache of idents, for a caller that asks once per value (a
+  // closure walk), where the cache would only grow.
+  Status as_entity_uncached(const Value& v, std::optional<EntityId>* out);
   // The attribute a keyword names (nullopt when no datom ever used it).
   Status as_attribute(const Value& v, std::optional<EntityId>* out);
   // The keyword of attribute id (for binding a variable in attribute position).
   Status attribute_keyword(EntityId id, Value* out);
   // The value joins compare: an ident keyword/uuid becomes the Ref it names.
   Value join_key(const Value& v);
+  // The join key of v, given the entity v stands for (as_entity's answer).
+  static Value join_key(const Value& v, const std::optional<EntityId>& entity);
   // Regex patterns compiled once per query.
   functions::RegexCache& regexes() { return regexes_; }
   // The ident keyword of an entity, if it has one.

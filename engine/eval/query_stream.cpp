@@ -136,8 +136,9 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
     moves_out_.push_back(std::find(find_columns_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                                    find_columns_.end(), find_columns_[i]) == find_columns_.end());
   }
-  // A value no find element or filter reads need not be decoded (point_attribute: [?e :a _]).
-  filter.values_unused = !filter.v && filter.v_ranges.empty() && filters_.empty() &&
+  // A value no find element or filter reads need not be decoded (point_attribute: [?e :a _]);
+  // a scan that compares values itself decodes them regardless.
+  filter.values_unused = filters_.empty() &&
                          std::none_of(query_.find.begin(), query_.find.end(), [&](const ast::FindElement& f) {
                            return v_var && f.var.name == v_var->name;
                          });

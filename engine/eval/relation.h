@@ -23,9 +23,9 @@ using RowView = std::span<const Value>;  // one row of a relation, read in place
 // (the relation's columns); a relation without columns still counts its rows (the unit
 // relation has one).
 //
-// Cell buffers are recycled per thread (cell_buffers below): a query builds and drops
-// relations of the same sizes again and again, and buffers handed back to the system would
-// have to be faulted in afresh each time.
+// Cell buffers are recycled per thread (take_cell_buffer, give_cell_buffer): a query builds
+// and drops relations of the same sizes again and again, and buffers handed back to the system
+// would have to be faulted in afresh each time.
 class RowStore {
  public:
   RowStore() = default;
@@ -135,7 +135,6 @@ class RowStore {
 };
 
 inline bool same_row(RowView a, RowView b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
-
 
 struct Relation {
   std::vector<std::string> vars;  // column names ("?x"), no duplicates
