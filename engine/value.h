@@ -70,6 +70,21 @@ class Value {
                                Keyword, Bytes, Nil>;
 
   Value() : v_(Nil{}) {}
+  Value(const Value&) = default;
+  Value(Value&&) noexcept = default;
+  ~Value() = default;
+  // Assignments between values of one kind skip std::variant's visit: scans and joins overwrite
+  // a row's cells with values of the kind they held, once per row.
+  Value& operator=(const Value& other) {
+    if (v_.index() != other.v_.index() || !assign_same_kind(other)) v_ = other.v_;
+    return *this;
+  }
+  Value& operator=(Value&& other) noexcept {
+    if (v_.index() != other.v_.index() || !assign_same_kind(std::move(other))) {
+      v_ = std::move(other.v_);
+    }
+    return *this;
+  }
   static Value string(std::string s) { return Value(Storage(std::in_place_index<0>, std::move(s))); }
   static Value integer(std::int64_t i) { return Value(Storage(std::in_place_index<1>, i)); }
   static Value floating(double d) { return Value(Storage(std::in_place_index<2>, d)); }
@@ -118,6 +133,27 @@ class Value {
 
  private:
   explicit Value(Storage v) : v_(std::move(v)) {}
+
+  // Gives this value other's payload, both of one kind; false for the kinds left to
+  // std::variant. Other is `const Value&` (std::move below then copies) or `Value&&`.
+  template <typename Other>
+  bool assign_same_kind(Other&& other) {
+    auto& from = other.v_;
+    switch (kind()) {
+      case ValueKind::Integer: *std::get_if<1>(&v_) = *std::get_if<1>(&from); return true;
+      case ValueKind::Ref: *std::get_if<Ref>(&v_) = *std::get_if<Ref>(&from); return true;
+      case ValueKind::Float: *std::get_if<2>(&v_) = *std::get_if<2>(&from); return true;
+      case ValueKind::Boolean: *std::get_if<3>(&v_) = *std::get_if<3>(&from); return true;
+      case ValueKind::Instant: *std::get_if<Instant>(&v_) = *std::get_if<Instant>(&from); return true;
+      case ValueKind::String: *std::get_if<0>(&v_) = std::move(*std::get_if<0>(&from)); return true;
+      case ValueKind::Keyword:
+        std::get_if<Keyword>(&v_)->text = std::move(std::get_if<Keyword>(&from)->text);
+        return true;
+      case ValueKind::Nil: return true;
+      default: return false;  // uuids and bytes: rare in rows
+    }
+  }
+
   Storage v_;
 };
 

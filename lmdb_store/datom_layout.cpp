@@ -69,7 +69,10 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, Da
   giant->giant = false;
   // at_end: the value runs to the end of the fact, so its length is known without decoding it.
   auto take_value = [&](std::string_view in, bool at_end) -> std::size_t {
-    if (skip_value && at_end) return in.size();
+    if (skip_value && at_end) {
+      if (!d.v.is(ValueKind::Nil)) d.v = Value();  // the datom may be reused
+      return in.size();
+    }
     DecodedValue dv = decode_value(in);
     if (!dv.ok) return 0;
     d.v = std::move(dv.value);

@@ -53,8 +53,8 @@ struct ValueMemo {
   Value value;
 };
 
-// With skip_value, d->v is left alone where the key layout allows it (EAVT, AEVT: the value is
-// the key's last field); giant is then never set. With memo, AVET keys reuse the value decoded
+// With skip_value, d->v is set to nil without decoding where the key layout allows it (EAVT,
+// AEVT: the value is the key's last field); giant is then never set. With memo, AVET keys reuse the value decoded
 // from the previous key when their value bytes are the same.
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant,
                   bool skip_value = false, ValueMemo* memo = nullptr);

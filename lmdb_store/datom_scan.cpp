@@ -59,7 +59,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
   resume_.assign(start_key);
   end_.assign(end_key);
   view_ = view;
-  ready_.clear();
+  count_ = 0;
   pos_ = 0;
   exhausted_ = false;
   batch_ = kFirstBatch;
@@ -69,18 +69,23 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
 
 Status DatomScan::reposition(MDB_txn* txn) {
   txn_ = txn;
-  if (pos_ >= ready_.size()) return fill();
+  if (pos_ >= count_) return fill();
   return Status::OK();
 }
 
 Status DatomScan::next() {
   ++pos_;
-  if (pos_ < ready_.size()) return Status::OK();
+  if (pos_ < count_) return Status::OK();
   return fill();
 }
 
+Datom& DatomScan::next_slot() {
+  if (count_ == ready_.size()) ready_.emplace_back();
+  return ready_[count_++];
+}
+
 Status DatomScan::fill() {
-  ready_.clear();
+  count_ = 0;
   pos_ = 0;
   if (exhausted_) return Status::OK();
   CursorForCall own;
@@ -102,7 +107,7 @@ Status DatomScan::fill() {
   // cannot happen during this call. Only the last fact read is copied, to resume after it.
   std::string_view last_fact;
   bool read_any = false;
-  while (ready_.size() < batch && !exhausted_) {
+  while (count_ < batch && !exhausted_) {
     if (rc == MDB_NOTFOUND) {
       exhausted_ = true;
       break;
@@ -121,16 +126,17 @@ Status DatomScan::fill() {
       return next_key.size() >= kTxSuffix && next_key.substr(0, next_key.size() - kTxSuffix) == fact;
     };
     GiantRef giant;
-    if (!decode_datom(index_, key, as_view(v), &ready_.emplace_back(), &giant, skip_values_, &memo_)) {
-      ready_.pop_back();
+    Datom& first = next_slot();
+    if (!decode_datom(index_, key, as_view(v), &first, &giant, skip_values_, &memo_)) {
+      --count_;
       return Status(StatusCode::Corrupt, "an index key is malformed");
     }
     rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
     const bool alone = rc != MDB_SUCCESS || !same_fact(as_view(k));
     if (!alone) {
       group_.clear();
-      group_.push_back(std::move(ready_.back()));
-      ready_.pop_back();
+      group_.push_back(std::move(first));
+      --count_;
       while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
         if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, skip_values_, &memo_)) {
           return Status(StatusCode::Corrupt, "an index key is malformed");
@@ -142,10 +148,10 @@ Status DatomScan::fill() {
     last_fact = fact;
     read_any = true;
     if (alone) {
-      if (!visible_alone(ready_.back(), view_)) {
-        ready_.pop_back();
+      if (!visible_alone(first, view_)) {
+        --count_;
       } else if (giant.giant) {
-        DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &ready_.back().v));
+        DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &first.v));
       }
       continue;
     }
@@ -154,7 +160,9 @@ Status DatomScan::fill() {
       DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &full));
       for (Datom& d : group_) d.v = full;
     }
+    ready_.resize(count_);  // a history is rare: its visible datoms are appended after the batch
     append_visible(group_, view_, ready_);
+    count_ = ready_.size();
   }
   if (read_any) {
     // Resume after the last fact read. A fact whose key is all 0xFF bytes (a vaet key of

@@ -66,7 +66,7 @@ class DatomScan {
   // Leaves datoms' values nil where that saves decoding them (decode_datom's skip_value); for
   // readers that never look at values. Holds for the scans started after it.
   void set_skip_values(bool skip) { skip_values_ = skip; }
-  bool at_end() const { return pos_ >= ready_.size() && exhausted_; }
+  bool at_end() const { return pos_ >= count_ && exhausted_; }
   const Datom& datom() const { return ready_[pos_]; }
   Datom& take_datom() { return ready_[pos_]; }  // for the caller to move from; next() replaces it
   Status next();
@@ -75,6 +75,7 @@ class DatomScan {
 
  private:
   Status fill();  // reads facts until the batch has visible datoms, or the range ends
+  Datom& next_slot();  // the slot after the batch's last datom, which then joins the batch
 
   const GraphEnv* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
@@ -87,7 +88,10 @@ class DatomScan {
   static constexpr std::size_t kMaxBatch = 256;
   std::size_t batch_ = kFirstBatch;  // visible datoms the next fill() aims for
   std::size_t max_batch_ = 1;
+  // The batch is ready_[0, count_). Slots past count_ keep their datoms from earlier batches, so
+  // decoding into them reuses their values' kinds and buffers instead of building new ones.
   std::vector<Datom> ready_;
+  std::size_t count_ = 0;
   std::vector<Datom> group_;
   std::size_t pos_ = 0;
   bool exhausted_ = false;
