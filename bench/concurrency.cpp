@@ -15,21 +15,31 @@ namespace {
 
 enum class Shape { threads, processes };
 
+constexpr const char* kPointQuery = "(query [:find ?v :where [:e0 :val ?v]])";
+
+// Who reads. "named" (ours) reads the named query table qpoint of the host database's main
+// schema; "temp" (ours) the same query as a named query table of the connection's temp schema,
+// which spares each statement SQLite's read lock on the host database file (the graph's reads
+// never needed it); "sqlite" reads the baseline's table.
 struct Store {
-  std::string impl;  // "named" (ours) or "sqlite"
+  std::string impl;
   std::string base;
 
+  bool ours() const { return impl != "sqlite"; }
   Connection connect() const {
-    return impl == "sqlite" ? Connection(plain_db_path(base), false) : Connection(ours_db_path(base), true);
+    return ours() ? Connection(ours_db_path(base), true) : Connection(plain_db_path(base), false);
   }
-  std::string read_sql() const {
-    return impl == "sqlite" ? "SELECT v FROM facts WHERE e = 0 AND a = 1" : "SELECT * FROM qpoint";
+  Statement reader(Connection& db) const {
+    if (impl == "sqlite") return db.prepare("SELECT v FROM facts WHERE e = 0 AND a = 1");
+    if (impl == "named") return db.prepare("SELECT * FROM qpoint");
+    db.exec(fmt::format("CREATE VIRTUAL TABLE temp.qpoint_temp USING datalog_query(g, '{}')", kPointQuery));
+    return db.prepare("SELECT * FROM qpoint_temp");
   }
 };
 
 long long read_until(const Store& store, Clock::time_point deadline) {
   Connection db = store.connect();
-  Statement read = db.prepare(store.read_sql());
+  Statement read = store.reader(db);
   long long count = 0;
   while (Clock::now() < deadline) {
     read.run();
@@ -40,7 +50,7 @@ long long read_until(const Store& store, Clock::time_point deadline) {
 
 void write_until(const Store& store, const std::atomic<bool>& stop, std::atomic<long long>& writes) {
   Connection db = store.connect();
-  if (store.impl == "sqlite") {
+  if (!store.ours()) {
     Statement upsert = db.prepare(
         "INSERT OR REPLACE INTO facts(e, a, v, tx, valid_from) VALUES (3000000000, 1, 0, ?1, ?2)");
     for (long long tx = 2'000'000; !stop.load(); ++tx) {
@@ -87,7 +97,7 @@ long long run_readers(const Store& store, Shape shape, int readers, bool writer,
       if (pid < 0) die("fork failed");
       if (pid == 0) {
         Connection db = store.connect();
-        Statement read = db.prepare(store.read_sql());
+        Statement read = store.reader(db);
         read.run();
         char byte = 'r';
         if (::write(ready[1], &byte, 1) != 1 || ::read(go[0], &byte, 1) != 1) ::_exit(3);
@@ -131,8 +141,8 @@ long long run_readers(const Store& store, Shape shape, int readers, bool writer,
 void measure_concurrency(const std::string& base, long long n, RunContext& ctx) {
   {
     Connection db = open_ours(base);
-    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS qpoint USING datalog_query(g, "
-            "'(query [:find ?v :where [:e0 :val ?v]])')");
+    db.exec(fmt::format("CREATE VIRTUAL TABLE IF NOT EXISTS qpoint USING datalog_query(g, '{}')",
+                        kPointQuery));
   }
   struct Config {
     const char* name;
@@ -142,7 +152,7 @@ void measure_concurrency(const std::string& base, long long n, RunContext& ctx) 
   const Config configs[] = {{"1_thread", Shape::threads, 1},
                             {"2_threads", Shape::threads, 2},
                             {"2_processes", Shape::processes, 2}};
-  for (const Store& store : {Store{"named", base}, Store{"sqlite", base}}) {
+  for (const Store& store : {Store{"named", base}, Store{"temp", base}, Store{"sqlite", base}}) {
     for (const Config& c : configs) {
       for (const bool writer : {false, true}) {
         long long writes = 0;

@@ -243,32 +243,52 @@ Status GraphEnv::init_tables() {
   return st;
 }
 
+// Readers of many threads start and end transactions at a high rate, so the bracket takes no
+// mutex: the count and the flag are sequentially consistent, so a resize that raised its flag
+// before a reader counted itself in sees the count, or the reader sees the flag and backs off.
 void GraphEnv::enter_txn() {
-  std::unique_lock lock(mutex_);
-  cv_.wait(lock, [&] { return !resizing_; });
-  ++active_txns_;
+  for (;;) {
+    active_txns_.fetch_add(1);
+    if (!resizing_.load()) return;
+    leave_txn();
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return !resizing_.load(); });
+  }
 }
 
 void GraphEnv::leave_txn() {
-  std::lock_guard lock(mutex_);
-  --active_txns_;
-  cv_.notify_all();
+  if (active_txns_.fetch_sub(1) == 1 && resizing_.load()) {
+    std::lock_guard lock(mutex_);  // the resize waits on cv_ under mutex_: no lost wake-up
+    cv_.notify_all();
+  }
 }
 
 // Read transactions are reset, not aborted, when they end, and renewed for the next reader:
 // renewing keeps the reader slot, so a query does not take the lock file's mutex to find one.
 // A reset transaction holds no snapshot, so it pins no pages.
 MDB_txn* GraphEnv::take_idle_read() {
-  std::lock_guard lock(mutex_);
-  if (idle_reads_.empty()) return nullptr;
-  MDB_txn* txn = idle_reads_.back();
-  idle_reads_.pop_back();
-  return txn;
+  for (IdleRead& slot : idle_reads_) {
+    if (slot.txn.load(std::memory_order_relaxed) == nullptr) continue;
+    if (MDB_txn* txn = slot.txn.exchange(nullptr, std::memory_order_acquire)) return txn;
+  }
+  return nullptr;
+}
+
+bool GraphEnv::keep_idle_read(MDB_txn* txn) {
+  for (IdleRead& slot : idle_reads_) {
+    MDB_txn* empty = nullptr;
+    if (slot.txn.load(std::memory_order_relaxed) == nullptr &&
+        slot.txn.compare_exchange_strong(empty, txn, std::memory_order_release)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void GraphEnv::abort_idle_reads() {
-  for (MDB_txn* txn : idle_reads_) mdb_txn_abort(txn);
-  idle_reads_.clear();
+  for (IdleRead& slot : idle_reads_) {
+    if (MDB_txn* txn = slot.txn.exchange(nullptr)) mdb_txn_abort(txn);
+  }
 }
 
 Status GraphEnv::begin_read(MDB_txn** txn) {
@@ -300,14 +320,7 @@ Status GraphEnv::begin_read(MDB_txn** txn) {
 
 void GraphEnv::end_read(MDB_txn* txn) {
   mdb_txn_reset(txn);
-  {
-    std::lock_guard lock(mutex_);
-    if (idle_reads_.size() < kMaxIdleReads) {
-      idle_reads_.push_back(txn);
-      txn = nullptr;
-    }
-  }
-  if (txn) mdb_txn_abort(txn);
+  if (!keep_idle_read(txn)) mdb_txn_abort(txn);
   leave_txn();
 }
 
@@ -321,7 +334,7 @@ Status GraphEnv::acquire_writer(std::chrono::milliseconds timeout) {
     if (orphan_txn_ && orphan_owner_ == std::this_thread::get_id()) {
       mdb_txn_abort(orphan_txn_);  // on its own thread at last: LMDB's lock is released
       orphan_txn_ = nullptr;
-      --active_txns_;
+      active_txns_.fetch_sub(1);
       ::flock(writer_lock_fd_, LOCK_UN);
       writer_busy_ = false;
       writer_thread_ = {};
@@ -432,17 +445,17 @@ Status GraphEnv::adopt_resize() {
 Status GraphEnv::set_map_size_quiesced(std::size_t bytes, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (!cv_.wait_until(lock, deadline, [&] { return !resizing_; })) {
+  if (!cv_.wait_until(lock, deadline, [&] { return !resizing_.load(); })) {
     return Status(StatusCode::Busy, fmt::format("graph '{}': map resize in progress", path_));
   }
-  resizing_ = true;
-  const bool quiet = cv_.wait_until(lock, deadline, [&] { return active_txns_ == 0; });
+  resizing_.store(true);
+  const bool quiet = cv_.wait_until(lock, deadline, [&] { return active_txns_.load() == 0; });
   int rc = MDB_SUCCESS;
   if (quiet) {
     abort_idle_reads();
     rc = mdb_env_set_mapsize(env_, bytes);
   }
-  resizing_ = false;
+  resizing_.store(false);
   cv_.notify_all();
   if (!quiet) {
     return Status(StatusCode::Busy,

@@ -26,6 +26,8 @@
 #include <lmdb.h>
 #include <sys/types.h>
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -109,8 +111,9 @@ class GraphEnv {
   Status adopt_resize();
   Status set_map_size_quiesced(std::size_t bytes, std::chrono::milliseconds timeout);
   Status maybe_grow_before_write();
-  MDB_txn* take_idle_read();
-  void abort_idle_reads();  // caller holds mutex_, or no other thread uses the env
+  MDB_txn* take_idle_read();          // an idle read transaction to renew, or null
+  bool keep_idle_read(MDB_txn* txn);  // false when every slot is taken
+  void abort_idle_reads();  // inside a resize (no transaction is open), or when closing
 
   MDB_env* env_ = nullptr;
   Tables tables_;
@@ -122,16 +125,20 @@ class GraphEnv {
 
   mutable std::mutex mutex_;
   std::condition_variable cv_;
-  int active_txns_ = 0;
-  bool resizing_ = false;
+  std::atomic<int> active_txns_{0};
+  std::atomic<bool> resizing_{false};  // set and cleared under mutex_
   bool writer_busy_ = false;
   std::thread::id writer_thread_;
   MDB_txn* orphan_txn_ = nullptr;
   std::thread::id orphan_owner_;
 
   ReadCache read_cache_;
+  // Reset read transactions, renewed by begin_read; one per cache line, taken without a lock.
+  struct alignas(64) IdleRead {
+    std::atomic<MDB_txn*> txn{nullptr};
+  };
   static constexpr std::size_t kMaxIdleReads = 8;
-  std::vector<MDB_txn*> idle_reads_;  // reset read transactions, renewed by begin_read
+  std::array<IdleRead, kMaxIdleReads> idle_reads_;
 };
 
 }  // namespace datalog::store

@@ -3,7 +3,7 @@
 namespace datalog::store {
 
 std::optional<EntityId> ReadCache::entity_of(const Value& ident) {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   auto it = entities_.find(ident);
   if (it == entities_.end()) return std::nullopt;
   return it->second;
@@ -14,7 +14,7 @@ bool ReadCache::ident_of(EntityId id, std::optional<Value>* name) {
     *name = *kept;
     return true;
   }
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   auto it = other_names_.find(id);
   if (it == other_names_.end()) return false;
   *name = it->second;
@@ -35,7 +35,7 @@ void ReadCache::remember_name(EntityId id, const Value& ident) {
 }
 
 bool ReadCache::known_missing(std::uint64_t txn_id, const Value& ident) {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   return txn_id == missing_txn_id_ && missing_.count(ident) > 0;
 }
 
@@ -56,13 +56,13 @@ void ReadCache::switch_state(std::uint64_t txn_id) {
 }
 
 std::optional<GraphStats> ReadCache::graph_stats(std::uint64_t txn_id) {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   if (txn_id != stats_txn_id_) return std::nullopt;
   return graph_stats_;
 }
 
 std::optional<AttributeStats> ReadCache::attribute_stats(std::uint64_t txn_id, EntityId a) {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   if (txn_id != stats_txn_id_) return std::nullopt;
   auto it = attribute_stats_.find(a);
   if (it == attribute_stats_.end()) return std::nullopt;

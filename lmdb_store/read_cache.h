@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,7 +50,9 @@ class ReadCache {
   static constexpr std::size_t kMaxIdents = 1 << 20;
   void switch_state(std::uint64_t txn_id);  // caller holds mutex_
 
-  std::mutex mutex_;
+  // Queries of every thread look idents and statistics up at each start: they share the lock,
+  // only remembering takes it alone.
+  std::shared_mutex mutex_;
   std::unordered_map<Value, EntityId, ValueHash> entities_;
   NameTable names_;
   std::unordered_map<EntityId, Value> other_names_;  // ids outside names_' range

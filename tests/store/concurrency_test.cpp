@@ -1,6 +1,7 @@
 // Writers and readers in one process (graph_env.h): one writer at a time, Busy after the
 // timeout, readers keep their snapshot.
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -134,6 +135,75 @@ TEST_CASE("concurrency: a read snapshot does not see later commits, a new one do
   });
   reader.join();
   CHECK(from_thread == as_sorted_text({fact(2, 2)}));
+}
+
+TEST_CASE("concurrency: the map grows while reader threads keep starting snapshots",
+          "[concurrency][map]") {
+  TempDir dir;
+  OpenOptions small;
+  small.initial_map_bytes = std::size_t{1} << 20;
+  auto env = open_graph(dir.file("growing.graph"), small);
+  constexpr int kBatch = 200;
+  constexpr int kBatches = 40;  // about 8,000 facts of 100 bytes: several times 1 MiB
+  const std::string pad(100, 'p');
+
+  // Readers count the facts of each snapshot: always whole batches, never fewer than before.
+  std::atomic<bool> stop{false};
+  std::atomic<int> reader_errors{0}, snapshots{0};
+  auto reader = [&] {
+    std::size_t last = 0;
+    while (!stop.load()) {
+      MDB_txn* txn = nullptr;
+      if (!env->begin_read(&txn).ok()) {
+        ++reader_errors;
+        return;
+      }
+      // A DatomScan of its own: the test_support helpers use Catch's macros, which are not
+      // thread-safe.
+      std::size_t n = 0;
+      DatomScan s;
+      Status st = s.start(*env, txn, IndexId::Eavt, "", "", any_time());
+      while (st.ok() && !s.at_end()) {
+        ++n;
+        st = s.next();
+      }
+      s.close();
+      env->end_read(txn);
+      if (!st.ok() || n % kBatch != 0 || n < last) ++reader_errors;
+      last = n;
+      ++snapshots;
+    }
+  };
+  std::thread r1(reader), r2(reader);
+
+  int committed = 0, retries = 0;
+  while (committed < kBatches && retries < 20) {
+    std::unique_ptr<WriteTxn> w;
+    require_ok(WriteTxn::begin(env, kLongTimeout, &w));
+    Status st;
+    for (int i = 0; i < kBatch && st.ok(); ++i) {
+      const EntityId e = committed * kBatch + i + 1;
+      st = w->assert_fact(e, kA, Value::string(std::to_string(e) + pad), 0, kForever);
+    }
+    if (st.ok()) st = w->commit();
+    if (st.ok()) {
+      ++committed;
+    } else {
+      INFO(describe(st));
+      REQUIRE(st.code() == StatusCode::Full);  // the map was grown: the batch goes again
+      ++retries;
+    }
+  }
+  stop.store(true);
+  r1.join();
+  r2.join();
+  CHECK(committed == kBatches);
+  CHECK(env->map_bytes() > small.initial_map_bytes);
+  CHECK(reader_errors.load() == 0);
+  CHECK(snapshots.load() > 0);
+  ReadSnapshot r(*env);
+  CHECK(scan_all(*env, r.txn(), IndexId::Eavt, any_time()).size() ==
+        static_cast<std::size_t>(kBatch * kBatches));
 }
 
 }  // namespace
