@@ -435,3 +435,25 @@ def test_rollback_on_another_thread_releases_the_writer(tmp_path):
         "values []",
         "wrote [(2, 1)]",
     ]
+
+
+def test_named_query_table_in_temp_schema_follows_the_transaction(db):
+    db.execute("CREATE VIRTUAL TABLE temp.q USING datalog_query(g, "
+               "'(query [:find ?v :where [:x :n ?v]])')")
+    assert rows(db, "SELECT * FROM q") == []
+    db.execute("BEGIN")
+    db.execute("SELECT datalog_exec('g', '(transact [[:x :n 1]])')")
+    assert rows(db, "SELECT * FROM q") == [(1,)]  # the transaction's own write
+    db.execute("ROLLBACK")
+    assert rows(db, "SELECT * FROM q") == []
+    db.execute("SELECT datalog_exec('g', '(transact [[:x :n 2]])')")
+    assert rows(db, "SELECT * FROM q") == [(2,)]
+    assert rows(db, "SELECT type, name FROM sqlite_temp_master WHERE name = 'q'") == [("table", "q")]
+    assert rows(db, "SELECT count(*) FROM sqlite_master WHERE name = 'q'") == [(0,)]
+
+
+def test_named_query_table_in_temp_schema_names_a_missing_graph(db):
+    db.execute("CREATE VIRTUAL TABLE temp.q USING datalog_query(nosuch, "
+               "'(query [:find ?v :where [:x :n ?v]])')")
+    with raises_datalog("no graph table named 'nosuch'"):
+        rows(db, "SELECT * FROM q")
