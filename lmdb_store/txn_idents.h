@@ -9,17 +9,20 @@
 // (a bulk load of millions of new entities must not hold them all in memory); past that,
 // lookups go to LMDB, which is always right.
 //
+// Layout: the names in the order remembered, and an open-addressing table of (hash, position)
+// pairs over them. A bulk load's lookups mostly miss (its entities are new); a miss reads one
+// slot of the flat table, where a node-based map chased pointers through cold memory.
+//
 // Contract: entries are undone in the reverse order they were added: mark() before a savepoint
 // level begins, undo_to(mark) when that level is rolled back. Thread safety: none (one owner).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/value.h"
-#include "engine/value_hash.h"
 
 namespace datalog::store {
 
@@ -35,8 +38,23 @@ class TxnIdents {
   static constexpr std::size_t kMaxEntries = std::size_t{1} << 16;
 
  private:
-  std::unordered_map<Value, EntityId, ValueHash> ids_;
-  std::vector<Value> added_;  // names in the order remembered, for undo_to
+  struct Entry {
+    Value name;
+    EntityId id;
+  };
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t position = kEmpty;  // into added_
+  };
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
+
+  // The slot holding name, or the empty slot where it would go.
+  std::size_t probe(const Value& name, std::uint64_t hash) const;
+  void index(std::uint32_t position, std::uint64_t hash);
+  void rebuild(std::size_t slots);
+
+  std::vector<Entry> added_;  // in the order remembered, for undo_to
+  std::vector<Slot> slots_;   // a power of two in size, at most half full
 };
 
 }  // namespace datalog::store

@@ -194,6 +194,28 @@ TEST_CASE("write cache: a transaction keeps a bounded number of idents; LMDB ans
   CHECK(committed_ident(*env, ":e" + std::to_string(n - 1)) == ids.back());
 }
 
+TEST_CASE("write cache: a transaction's idents undo to a savepoint's mark", "[write-cache]") {
+  TxnIdents kept;
+  CHECK_FALSE(kept.find(Value::keyword(":a")));
+  kept.remember(Value::keyword(":a"), 1);
+  kept.remember(Value::keyword(":a"), 99);  // known already: the first id stays
+  const std::size_t mark = kept.mark();
+  for (int i = 0; i < 200; ++i) kept.remember(Value::keyword(":b" + std::to_string(i)), 100 + i);
+  kept.remember(Value::string(":a"), 7);  // a string is not the keyword of the same text
+  CHECK(kept.find(Value::keyword(":a")) == EntityId{1});
+  CHECK(kept.find(Value::keyword(":b150")) == EntityId{250});
+  CHECK(kept.find(Value::string(":a")) == EntityId{7});
+  kept.undo_to(mark);
+  CHECK(kept.mark() == mark);
+  CHECK(kept.find(Value::keyword(":a")) == EntityId{1});
+  CHECK_FALSE(kept.find(Value::keyword(":b150")));
+  CHECK_FALSE(kept.find(Value::string(":a")));
+  kept.remember(Value::keyword(":b150"), 5);  // the rolled-back id went to another name
+  CHECK(kept.find(Value::keyword(":b150")) == EntityId{5});
+  kept.clear();
+  CHECK_FALSE(kept.find(Value::keyword(":a")));
+}
+
 TEST_CASE("write cache: index cursors follow savepoint levels", "[write-cache]") {
   TempDir dir;
   auto env = open_graph(dir.file("cursors.graph"));
