@@ -244,11 +244,29 @@ Status GraphEnv::init_tables() {
 }
 
 // Readers of many threads start and end transactions at a high rate, so the bracket takes no
-// mutex: the count and the flag are sequentially consistent, so a resize that raised its flag
-// before a reader counted itself in sees the count, or the reader sees the flag and backs off.
+// mutex, and each thread counts itself on a cache line of its own (a shared counter would pass
+// its line between the cores on every query). The counts and the flag are sequentially
+// consistent: a resize that raised its flag before a reader counted itself in sees the count,
+// or the reader sees the flag and backs off. A transaction may end on another thread than it
+// began on, so one shard can go below zero; only the sum means anything.
+namespace {
+std::size_t this_thread_shard(std::size_t shards) {
+  static std::atomic<std::size_t> next{0};
+  thread_local const std::size_t mine = next.fetch_add(1);
+  return mine % shards;
+}
+}  // namespace
+
+int GraphEnv::active_txns() const {
+  int sum = 0;
+  for (const TxnCount& c : active_txns_) sum += c.count.load();
+  return sum;
+}
+
 void GraphEnv::enter_txn() {
+  std::atomic<int>& mine = active_txns_[this_thread_shard(kShards)].count;
   for (;;) {
-    active_txns_.fetch_add(1);
+    mine.fetch_add(1);
     if (!resizing_.load()) return;
     leave_txn();
     std::unique_lock lock(mutex_);
@@ -257,7 +275,8 @@ void GraphEnv::enter_txn() {
 }
 
 void GraphEnv::leave_txn() {
-  if (active_txns_.fetch_sub(1) == 1 && resizing_.load()) {
+  active_txns_[this_thread_shard(kShards)].count.fetch_sub(1);
+  if (resizing_.load()) {
     std::lock_guard lock(mutex_);  // the resize waits on cv_ under mutex_: no lost wake-up
     cv_.notify_all();
   }
@@ -265,9 +284,12 @@ void GraphEnv::leave_txn() {
 
 // Read transactions are reset, not aborted, when they end, and renewed for the next reader:
 // renewing keeps the reader slot, so a query does not take the lock file's mutex to find one.
-// A reset transaction holds no snapshot, so it pins no pages.
+// A reset transaction holds no snapshot, so it pins no pages. Each thread looks at its own slot
+// first, so threads that read at once do not pass a slot's line between them.
 MDB_txn* GraphEnv::take_idle_read() {
-  for (IdleRead& slot : idle_reads_) {
+  const std::size_t first = this_thread_shard(kMaxIdleReads);
+  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
+    IdleRead& slot = idle_reads_[(first + i) % kMaxIdleReads];
     if (slot.txn.load(std::memory_order_relaxed) == nullptr) continue;
     if (MDB_txn* txn = slot.txn.exchange(nullptr, std::memory_order_acquire)) return txn;
   }
@@ -275,7 +297,9 @@ MDB_txn* GraphEnv::take_idle_read() {
 }
 
 bool GraphEnv::keep_idle_read(MDB_txn* txn) {
-  for (IdleRead& slot : idle_reads_) {
+  const std::size_t first = this_thread_shard(kMaxIdleReads);
+  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
+    IdleRead& slot = idle_reads_[(first + i) % kMaxIdleReads];
     MDB_txn* empty = nullptr;
     if (slot.txn.load(std::memory_order_relaxed) == nullptr &&
         slot.txn.compare_exchange_strong(empty, txn, std::memory_order_release)) {
@@ -334,7 +358,7 @@ Status GraphEnv::acquire_writer(std::chrono::milliseconds timeout) {
     if (orphan_txn_ && orphan_owner_ == std::this_thread::get_id()) {
       mdb_txn_abort(orphan_txn_);  // on its own thread at last: LMDB's lock is released
       orphan_txn_ = nullptr;
-      active_txns_.fetch_sub(1);
+      active_txns_[0].count.fetch_sub(1);  // shards only add up
       ::flock(writer_lock_fd_, LOCK_UN);
       writer_busy_ = false;
       writer_thread_ = {};
@@ -449,7 +473,7 @@ Status GraphEnv::set_map_size_quiesced(std::size_t bytes, std::chrono::milliseco
     return Status(StatusCode::Busy, fmt::format("graph '{}': map resize in progress", path_));
   }
   resizing_.store(true);
-  const bool quiet = cv_.wait_until(lock, deadline, [&] { return active_txns_.load() == 0; });
+  const bool quiet = cv_.wait_until(lock, deadline, [&] { return active_txns() == 0; });
   int rc = MDB_SUCCESS;
   if (quiet) {
     abort_idle_reads();

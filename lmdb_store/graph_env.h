@@ -125,7 +125,13 @@ class GraphEnv {
 
   mutable std::mutex mutex_;
   std::condition_variable cv_;
-  std::atomic<int> active_txns_{0};
+  // Open transactions of this process, counted per thread shard (enter_txn); sum: active_txns().
+  struct alignas(64) TxnCount {
+    std::atomic<int> count{0};
+  };
+  static constexpr std::size_t kShards = 8;
+  std::array<TxnCount, kShards> active_txns_;
+  int active_txns() const;
   std::atomic<bool> resizing_{false};  // set and cleared under mutex_
   bool writer_busy_ = false;
   std::thread::id writer_thread_;

@@ -1,12 +1,37 @@
 #include "lmdb_store/read_cache.h"
 
+#include <atomic>
+
 namespace datalog::store {
 
+namespace {
+std::atomic<std::uint64_t> g_next_cache_id{1};
+}  // namespace
+
+ReadCache::ReadCache() : id_(g_next_cache_id.fetch_add(1)) {}
+
+ReadCache::ThreadCopy& ReadCache::thread_copy() const {
+  thread_local ThreadCopy copy;
+  if (copy.cache_id != id_) {
+    copy = ThreadCopy{};
+    copy.cache_id = id_;
+  }
+  return copy;
+}
+
 std::optional<EntityId> ReadCache::entity_of(const Value& ident) {
-  std::shared_lock lock(mutex_);
-  auto it = entities_.find(ident);
-  if (it == entities_.end()) return std::nullopt;
-  return it->second;
+  ThreadCopy& mine = thread_copy();
+  if (auto it = mine.entities.find(ident); it != mine.entities.end()) return it->second;
+  std::optional<EntityId> found;
+  {
+    std::shared_lock lock(mutex_);
+    auto it = entities_.find(ident);
+    if (it == entities_.end()) return std::nullopt;
+    found = it->second;
+  }
+  if (mine.entities.size() >= kMaxThreadIdents) mine.entities.clear();
+  mine.entities.emplace(ident, *found);
+  return found;
 }
 
 bool ReadCache::ident_of(EntityId id, std::optional<Value>* name) {
@@ -56,17 +81,42 @@ void ReadCache::switch_state(std::uint64_t txn_id) {
 }
 
 std::optional<GraphStats> ReadCache::graph_stats(std::uint64_t txn_id) {
-  std::shared_lock lock(mutex_);
-  if (txn_id != stats_txn_id_) return std::nullopt;
-  return graph_stats_;
+  ThreadCopy& mine = thread_copy();
+  if (mine.stats_txn_id == txn_id && mine.graph_stats) return mine.graph_stats;
+  std::optional<GraphStats> found;
+  {
+    std::shared_lock lock(mutex_);
+    if (txn_id != stats_txn_id_) return std::nullopt;
+    found = graph_stats_;
+  }
+  if (mine.stats_txn_id != txn_id) {
+    mine.stats_txn_id = txn_id;
+    mine.attribute_stats.clear();
+  }
+  mine.graph_stats = found;
+  return found;
 }
 
 std::optional<AttributeStats> ReadCache::attribute_stats(std::uint64_t txn_id, EntityId a) {
-  std::shared_lock lock(mutex_);
-  if (txn_id != stats_txn_id_) return std::nullopt;
-  auto it = attribute_stats_.find(a);
-  if (it == attribute_stats_.end()) return std::nullopt;
-  return it->second;
+  ThreadCopy& mine = thread_copy();
+  if (mine.stats_txn_id == txn_id) {
+    if (auto it = mine.attribute_stats.find(a); it != mine.attribute_stats.end()) return it->second;
+  }
+  std::optional<AttributeStats> found;
+  {
+    std::shared_lock lock(mutex_);
+    if (txn_id != stats_txn_id_) return std::nullopt;
+    auto it = attribute_stats_.find(a);
+    if (it == attribute_stats_.end()) return std::nullopt;
+    found = it->second;
+  }
+  if (mine.stats_txn_id != txn_id) {
+    mine.stats_txn_id = txn_id;
+    mine.graph_stats.reset();
+    mine.attribute_stats.clear();
+  }
+  if (mine.attribute_stats.size() < kMaxThreadIdents) mine.attribute_stats.emplace(a, *found);
+  return found;
 }
 
 void ReadCache::remember_graph_stats(std::uint64_t txn_id, const GraphStats& s) {

@@ -27,6 +27,10 @@ namespace datalog::store {
 
 class ReadCache {
  public:
+  ReadCache();
+  ReadCache(const ReadCache&) = delete;
+  ReadCache& operator=(const ReadCache&) = delete;
+
   std::optional<EntityId> entity_of(const Value& ident);
   // Copies id's name into *name (reusing its storage) when known; false when not cached.
   bool ident_of(EntityId id, std::optional<Value>* name);
@@ -50,8 +54,22 @@ class ReadCache {
   static constexpr std::size_t kMaxIdents = 1 << 20;
   void switch_state(std::uint64_t txn_id);  // caller holds mutex_
 
-  // Queries of every thread look idents and statistics up at each start: they share the lock,
-  // only remembering takes it alone.
+  // What one thread has read from this cache: idents and the statistics of one committed state.
+  // Queries of every thread look these up at each start; even a shared lock is a write to one
+  // cache line that the cores then pass back and forth, so a thread first asks its own copy.
+  // Committed idents never change and statistics are keyed by state, so a copy is never stale.
+  struct ThreadCopy {
+    std::uint64_t cache_id = 0;  // the ReadCache copied; 0: none
+    std::unordered_map<Value, EntityId, ValueHash> entities;
+    std::uint64_t stats_txn_id = 0;
+    std::optional<GraphStats> graph_stats;
+    std::unordered_map<EntityId, AttributeStats> attribute_stats;
+  };
+  static constexpr std::size_t kMaxThreadIdents = 4096;
+  ThreadCopy& thread_copy() const;  // this thread's copy, emptied when it held another cache's
+
+  const std::uint64_t id_;  // unique in the process, for ThreadCopy::cache_id
+  // Shared: lookups take the lock shared, only remembering takes it alone.
   std::shared_mutex mutex_;
   std::unordered_map<Value, EntityId, ValueHash> entities_;
   NameTable names_;

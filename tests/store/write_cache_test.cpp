@@ -6,10 +6,12 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/uuid_text.h"
 #include "lmdb_store/catalog.h"
+#include "lmdb_store/read_cache.h"
 #include "lmdb_store/txn_idents.h"
 #include "lmdb_store/write_txn.h"
 #include "test_support.h"
@@ -214,6 +216,36 @@ TEST_CASE("write cache: a transaction's idents undo to a savepoint's mark", "[wr
   CHECK(kept.find(Value::keyword(":b150")) == EntityId{5});
   kept.clear();
   CHECK_FALSE(kept.find(Value::keyword(":a")));
+}
+
+TEST_CASE("read cache: a thread's copy follows its cache and the committed state",
+          "[write-cache]") {
+  ReadCache one, two;  // two graphs used by one thread in turn
+  one.remember_ident(Value::keyword(":a"), 1);
+  two.remember_ident(Value::keyword(":a"), 2);
+  for (int round = 0; round < 2; ++round) {
+    CHECK(one.entity_of(Value::keyword(":a")) == EntityId{1});
+    CHECK(two.entity_of(Value::keyword(":a")) == EntityId{2});
+  }
+  CHECK_FALSE(one.entity_of(Value::keyword(":b")));
+
+  one.remember_graph_stats(5, GraphStats{10, 3, 1, 5});
+  one.remember_attribute_stats(5, 7, AttributeStats{10, 3, 2});
+  REQUIRE(one.graph_stats(5));
+  CHECK(one.graph_stats(5)->records == 10);
+  REQUIRE(one.attribute_stats(5, 7));
+  CHECK(one.attribute_stats(5, 7)->values == 2);
+  CHECK_FALSE(one.graph_stats(6));  // another committed state: not known
+  one.remember_graph_stats(6, GraphStats{11, 3, 1, 6});
+  REQUIRE(one.graph_stats(6));
+  CHECK(one.graph_stats(6)->records == 11);
+  CHECK_FALSE(one.attribute_stats(6, 7));  // state 5's figures do not carry over
+  CHECK_FALSE(one.graph_stats(5));
+  // Another thread sees what this one remembered.
+  std::optional<EntityId> seen;
+  std::thread other([&] { seen = one.entity_of(Value::keyword(":a")); });
+  other.join();
+  CHECK(seen == EntityId{1});
 }
 
 TEST_CASE("write cache: index cursors follow savepoint levels", "[write-cache]") {
