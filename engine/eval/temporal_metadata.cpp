@@ -48,13 +48,11 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
   Relation out;
   out.vars = rel.vars;
   if (binds) out.vars.push_back(out_var->name);
-  Row next;
   auto emit = [&](RowView row, Value v) {
     if (constant && !(v == *constant)) return;
     if (compare_col >= 0 && !(row[static_cast<std::size_t>(compare_col)] == v)) return;
-    next.assign(row.begin(), row.end());
-    if (binds) next.push_back(std::move(v));
-    out.rows.push_back(std::move(next));
+    std::span<Value> added = out.rows.push_back_widened(row, out.vars.size());
+    if (binds) added.back() = std::move(v);
   };
   auto value_of = [&](std::uint64_t tx, std::int64_t vf, std::int64_t vt, Value* v) -> Status {
     if (attr == kValidFrom) *v = Value::integer(vf);
@@ -68,7 +66,11 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
     return Status::OK();
   };
 
+  // Reading metadata of the row's own fact, or the valid-at instant, gives each row at most one
+  // row: room for all of them at once (a relation of 100K rows grew by doubling, copying and
+  // faulting in tens of megabytes).
   if (attr == kValidAt) {
+    out.rows.reserve(rel.rows.size(), out.vars.size());
     for (RowView row : rel.rows) emit(row, any ? Value::nil() : Value::integer(ctx.view().valid_at));
     rel = std::move(out);
     return Status::OK();
@@ -78,6 +80,7 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
   if (vf_col >= 0) {  // correlated with the last real pattern on this entity
     const int vt_col = rel.column(MetaColumns::valid_to(key));
     const int tx_col = rel.column(MetaColumns::tx(key));
+    out.rows.reserve(rel.rows.size(), out.vars.size());
     for (RowView row : rel.rows) {
       Value v;
       DATALOG_RETURN_IF_ERROR(value_of(static_cast<std::uint64_t>(row[static_cast<std::size_t>(tx_col)].as_integer()),
