@@ -38,4 +38,38 @@ Timing measure(const std::function<long long()>& call, const RepetitionPolicy& p
   return t;
 }
 
+std::vector<Timing> measure_interleaved(const std::vector<std::function<long long()>>& calls,
+                                        const RepetitionPolicy& policy) {
+  const std::size_t n = calls.size();
+  std::vector<long long> rows(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto warm_start = Clock::now();
+    do {
+      rows[i] = calls[i]();
+    } while (seconds_since(warm_start) < policy.warmup_seconds);
+  }
+  std::vector<std::vector<double>> samples(n);
+  double measured = 0;
+  int rounds = 0;
+  while (rounds < policy.max_reps &&
+         (rounds < policy.min_reps || measured < policy.target_seconds * static_cast<double>(n))) {
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(rounds)) % n;
+      const auto start = Clock::now();
+      rows[i] = calls[i]();
+      const double s = seconds_since(start);
+      measured += s;
+      samples[i].push_back(s * 1e6);
+    }
+    ++rounds;
+  }
+  std::vector<Timing> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    Timing t = summarize(std::move(samples[i]));
+    t.rows = rows[i];
+    out.push_back(t);
+  }
+  return out;
+}
+
 }  // namespace bench

@@ -35,6 +35,14 @@ struct Timing {
 // Times `call`, which returns its row count (of the last call, in Timing::rows).
 Timing measure(const std::function<long long()>& call, const RepetitionPolicy& policy);
 
+// Times several calls side by side: each is warmed up, then every round calls each once (the
+// order rotating from round to round), until every call has min_reps samples and together
+// they have target_seconds per call, or max_reps rounds. A change in the machine's speed
+// during the measurement (this is a shared virtual machine) then reaches all of them alike, so
+// the ratios between them hold, where timing one after the other let them drift apart.
+std::vector<Timing> measure_interleaved(const std::vector<std::function<long long()>>& calls,
+                                        const RepetitionPolicy& policy);
+
 // Median, min and max of a sample in microseconds.
 Timing summarize(std::vector<double> samples_us);
 
