@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -66,6 +67,11 @@ void write_until(const Store& store, const std::atomic<bool>& stop, std::atomic<
       ++writes;
     }
   }
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // Returns total reads; `writes` gets the writer's commits.
@@ -152,23 +158,34 @@ void measure_concurrency(const std::string& base, long long n, RunContext& ctx) 
   const Config configs[] = {{"1_thread", Shape::threads, 1},
                             {"2_threads", Shape::threads, 2},
                             {"2_processes", Shape::processes, 2}};
+  // Each shape is measured alone and with the writer in turn, in kRounds short windows whose
+  // medians are reported: the machine's speed drifts over seconds (a shared VM), and one long
+  // window per case let that drift decide the ratios between them.
+  constexpr int kRounds = 5;
+  const double window = ctx.concurrency_seconds / kRounds;
   for (const Store& store : {Store{"named", base}, Store{"temp", base}, Store{"sqlite", base}}) {
     for (const Config& c : configs) {
+      std::vector<double> reads_per_s[2], writes_per_s[2];
+      for (int round = 0; round < kRounds; ++round) {
+        for (const bool writer : {false, true}) {
+          long long writes = 0;
+          const long long reads = run_readers(store, c.shape, c.readers, writer, window, writes);
+          reads_per_s[writer].push_back(static_cast<double>(reads) / window);
+          writes_per_s[writer].push_back(static_cast<double>(writes) / window);
+        }
+      }
       for (const bool writer : {false, true}) {
-        long long writes = 0;
-        const long long reads =
-            run_readers(store, c.shape, c.readers, writer, ctx.concurrency_seconds, writes);
-        const double qps = static_cast<double>(reads) / ctx.concurrency_seconds;
+        const double qps = median_of(reads_per_s[writer]);
+        const double wps = median_of(writes_per_s[writer]);
         JsonObject r;
         r.add("group", "concurrent").add("workload", std::string(c.name) + (writer ? "+writer" : ""));
         r.add("size", n).add("impl", store.impl).add("readers", c.readers);
         r.add("shape", c.shape == Shape::threads ? "threads" : "processes").add("writer", writer);
-        r.add("seconds", ctx.concurrency_seconds).add("reads", reads).add("reads_per_s", qps);
-        r.add("writes_per_s", static_cast<double>(writes) / ctx.concurrency_seconds);
+        r.add("seconds", ctx.concurrency_seconds).add("rounds", kRounds);
+        r.add("reads_per_s", qps).add("writes_per_s", wps);
         ctx.results.push_back(r);
-        progress(ctx, fmt::format("concurrent n={} {} {}{}: {:.0f} reads/s, {:.0f} writes/s", n,
-                                  store.impl, c.name, writer ? "+writer" : "", qps,
-                                  static_cast<double>(writes) / ctx.concurrency_seconds));
+        progress(ctx, fmt::format("concurrent n={} {} {}{}: {:.0f} reads/s, {:.0f} writes/s (medians of {})",
+                                  n, store.impl, c.name, writer ? "+writer" : "", qps, wps, kRounds));
       }
     }
   }
