@@ -35,7 +35,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "lmdb_store/read_cache.h"
 #include "lmdb_store/status.h"

@@ -89,10 +89,7 @@ std::optional<GraphStats> ReadCache::graph_stats(std::uint64_t txn_id) {
     if (txn_id != stats_txn_id_) return std::nullopt;
     found = graph_stats_;
   }
-  if (mine.stats_txn_id != txn_id) {
-    mine.stats_txn_id = txn_id;
-    mine.attribute_stats.clear();
-  }
+  mine.switch_state(txn_id);
   mine.graph_stats = found;
   return found;
 }
@@ -110,11 +107,7 @@ std::optional<AttributeStats> ReadCache::attribute_stats(std::uint64_t txn_id, E
     if (it == attribute_stats_.end()) return std::nullopt;
     found = it->second;
   }
-  if (mine.stats_txn_id != txn_id) {
-    mine.stats_txn_id = txn_id;
-    mine.graph_stats.reset();
-    mine.attribute_stats.clear();
-  }
+  mine.switch_state(txn_id);
   if (mine.attribute_stats.size() < kMaxThreadIdents) mine.attribute_stats.emplace(a, *found);
   return found;
 }

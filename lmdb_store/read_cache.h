@@ -64,6 +64,13 @@ class ReadCache {
     std::uint64_t stats_txn_id = 0;
     std::optional<GraphStats> graph_stats;
     std::unordered_map<EntityId, AttributeStats> attribute_stats;
+    // Forgets the statistics of another committed state.
+    void switch_state(std::uint64_t txn_id) {
+      if (txn_id == stats_txn_id) return;
+      stats_txn_id = txn_id;
+      graph_stats.reset();
+      attribute_stats.clear();
+    }
   };
   static constexpr std::size_t kMaxThreadIdents = 4096;
   ThreadCopy& thread_copy() const;  // this thread's copy, emptied when it held another cache's
