@@ -18,29 +18,55 @@ enum class Shape { threads, processes };
 
 constexpr const char* kPointQuery = "(query [:find ?v :where [:e0 :val ?v]])";
 
+// A reader's connection and its prepared point query.
+struct Reader {
+  Connection db;
+  Statement read;
+};
+
 // Who reads. "named" (ours) reads the named query table qpoint of the host database's main
 // schema; "temp" (ours) the same query as a named query table of the connection's temp schema,
 // which spares each statement SQLite's read lock on the host database file (the graph's reads
-// never needed it); "sqlite" reads the baseline's table.
+// never needed it); "sqlite" reads the baseline's table. "memory" is the machine's reference:
+// the baseline's table and query in a private in-memory database per reader, so its readers share
+// no file, lock or cache with anything; with a writer, it is sqlite-datalog's writer that runs.
+// What it loses to a second reader or to the writer is what the machine itself takes.
 struct Store {
   std::string impl;
   std::string base;
+  long long n;
 
-  bool ours() const { return impl != "sqlite"; }
-  Connection connect() const {
-    return ours() ? Connection(ours_db_path(base), true) : Connection(plain_db_path(base), false);
-  }
-  Statement reader(Connection& db) const {
-    if (impl == "sqlite") return db.prepare("SELECT v FROM facts WHERE e = 0 AND a = 1");
-    if (impl == "named") return db.prepare("SELECT * FROM qpoint");
+  bool writes_ours() const { return impl != "sqlite"; }
+
+  Reader open_reader() const {
+    if (impl == "memory") {
+      Connection db(":memory:", false);
+      db.exec(fmt::format(
+          "CREATE TABLE facts(e INTEGER NOT NULL, a INTEGER NOT NULL, v ANY NOT NULL,"
+          " PRIMARY KEY (e, a, v)) WITHOUT ROWID, STRICT;"
+          "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x + 1 < {})"
+          " INSERT INTO facts SELECT x, 1, x FROM i;",
+          n));
+      Statement read = db.prepare("SELECT v FROM facts WHERE e = 0 AND a = 1");
+      return Reader{std::move(db), std::move(read)};
+    }
+    Connection db = impl == "sqlite" ? Connection(plain_db_path(base), false)
+                                     : Connection(ours_db_path(base), true);
+    if (impl == "sqlite") {
+      Statement read = db.prepare("SELECT v FROM facts WHERE e = 0 AND a = 1");
+      return Reader{std::move(db), std::move(read)};
+    }
+    if (impl == "named") {
+      Statement read = db.prepare("SELECT * FROM qpoint");
+      return Reader{std::move(db), std::move(read)};
+    }
     db.exec(fmt::format("CREATE VIRTUAL TABLE temp.qpoint_temp USING datalog_query(g, '{}')", kPointQuery));
-    return db.prepare("SELECT * FROM qpoint_temp");
+    Statement read = db.prepare("SELECT * FROM qpoint_temp");
+    return Reader{std::move(db), std::move(read)};
   }
 };
 
-long long read_until(const Store& store, Clock::time_point deadline) {
-  Connection db = store.connect();
-  Statement read = store.reader(db);
+long long read_until(Statement& read, Clock::time_point deadline) {
   long long count = 0;
   while (Clock::now() < deadline) {
     read.run();
@@ -50,8 +76,8 @@ long long read_until(const Store& store, Clock::time_point deadline) {
 }
 
 void write_until(const Store& store, const std::atomic<bool>& stop, std::atomic<long long>& writes) {
-  Connection db = store.connect();
-  if (!store.ours()) {
+  if (!store.writes_ours()) {
+    Connection db(plain_db_path(store.base), false);
     Statement upsert = db.prepare(
         "INSERT OR REPLACE INTO facts(e, a, v, tx, valid_from) VALUES (3000000000, 1, 0, ?1, ?2)");
     for (long long tx = 2'000'000; !stop.load(); ++tx) {
@@ -61,12 +87,18 @@ void write_until(const Store& store, const std::atomic<bool>& stop, std::atomic<
       ++writes;
     }
   } else {
+    Connection db(ours_db_path(store.base), true);
     Statement exec = db.prepare("SELECT datalog_exec('g', '(transact [[:ebench :val 0]])')");
     while (!stop.load()) {
       exec.run();
       ++writes;
     }
   }
+}
+
+Clock::time_point deadline_after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 double median_of(std::vector<double> v) {
@@ -83,14 +115,25 @@ long long run_readers(const Store& store, Shape shape, int readers, bool writer,
   std::thread writer_thread;
 
   if (shape == Shape::threads) {
-    if (writer) writer_thread = std::thread([&] { write_until(store, stop, write_count); });
+    // Readers connect and run the query once before the window opens, as the processes do.
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    Clock::time_point deadline{};
     std::vector<std::thread> threads;
     std::vector<long long> counts(static_cast<std::size_t>(readers), 0);
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(seconds));
     for (int i = 0; i < readers; ++i) {
-      threads.emplace_back([&, i] { counts[static_cast<std::size_t>(i)] = read_until(store, deadline); });
+      threads.emplace_back([&, i] {
+        Reader reader = store.open_reader();
+        reader.read.run();
+        ++ready;
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        counts[static_cast<std::size_t>(i)] = read_until(reader.read, deadline);
+      });
     }
+    while (ready.load() < readers) std::this_thread::yield();
+    if (writer) writer_thread = std::thread([&] { write_until(store, stop, write_count); });
+    deadline = deadline_after(seconds);
+    go.store(true, std::memory_order_release);
     for (std::thread& t : threads) t.join();
     for (const long long c : counts) total += c;
   } else {
@@ -102,18 +145,11 @@ long long run_readers(const Store& store, Shape shape, int readers, bool writer,
       const pid_t pid = ::fork();
       if (pid < 0) die("fork failed");
       if (pid == 0) {
-        Connection db = store.connect();
-        Statement read = store.reader(db);
-        read.run();
+        Reader reader = store.open_reader();
+        reader.read.run();
         char byte = 'r';
         if (::write(ready[1], &byte, 1) != 1 || ::read(go[0], &byte, 1) != 1) ::_exit(3);
-        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                 std::chrono::duration<double>(seconds));
-        long long count = 0;
-        while (Clock::now() < deadline) {
-          read.run();
-          ++count;
-        }
+        const long long count = read_until(reader.read, deadline_after(seconds));
         const bool sent = ::write(report[1], &count, sizeof count) == sizeof count;
         ::_exit(sent ? 0 : 4);
       }
@@ -163,7 +199,8 @@ void measure_concurrency(const std::string& base, long long n, RunContext& ctx) 
   // window per case let that drift decide the ratios between them.
   constexpr int kRounds = 5;
   const double window = ctx.concurrency_seconds / kRounds;
-  for (const Store& store : {Store{"named", base}, Store{"temp", base}, Store{"sqlite", base}}) {
+  for (const Store& store : {Store{"named", base, n}, Store{"temp", base, n}, Store{"sqlite", base, n},
+                             Store{"memory", base, n}}) {
     for (const Config& c : configs) {
       std::vector<double> reads_per_s[2], writes_per_s[2];
       for (int round = 0; round < kRounds; ++round) {
