@@ -277,9 +277,10 @@ Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, int*
 Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Value& name,
                     std::optional<EntityId>* id) {
   if (!shared) return lookup_ident(txn, t, name, id);
-  if ((*id = shared->entity_of(name))) return Status::OK();
   const std::uint64_t state = mdb_txn_id(txn);
-  if (shared->known_missing(state, name)) return Status::OK();
+  const ReadCache::IdentLookup known = shared->find_ident(state, name);
+  *id = known.entity;
+  if (known.entity || known.missing) return Status::OK();
   DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, id));
   if (*id) {
     shared->remember_ident(name, **id);

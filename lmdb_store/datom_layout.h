@@ -14,6 +14,7 @@
 // kMaxEncodedValue bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 namespace datalog::store {
 
 enum class IndexId : std::uint8_t { Eavt, Aevt, Avet, Vaet };
+inline constexpr std::size_t kIndexCount = 4;  // the IndexId values
 std::string_view index_name(IndexId index);
 
 using datalog::Datom;

@@ -41,7 +41,7 @@ class SnapshotCursors {
   Status get(const GraphEnv& env, MDB_txn* snapshot, IndexId index, MDB_cursor** out);
 
  private:
-  std::array<MDB_cursor*, 4> cursors_{};
+  std::array<MDB_cursor*, kIndexCount> cursors_{};
 };
 
 class DatomScan {

@@ -20,18 +20,22 @@ ReadCache::ThreadCopy& ReadCache::thread_copy() const {
 }
 
 std::optional<EntityId> ReadCache::entity_of(const Value& ident) {
+  return find_ident(0, ident).entity;  // committed idents hold in every state
+}
+
+ReadCache::IdentLookup ReadCache::find_ident(std::uint64_t txn_id, const Value& ident) {
   ThreadCopy& mine = thread_copy();
-  if (auto it = mine.entities.find(ident); it != mine.entities.end()) return it->second;
-  std::optional<EntityId> found;
+  if (auto it = mine.entities.find(ident); it != mine.entities.end()) return {it->second, false};
+  EntityId found = 0;
   {
     std::shared_lock lock(mutex_);
     auto it = entities_.find(ident);
-    if (it == entities_.end()) return std::nullopt;
+    if (it == entities_.end()) return {std::nullopt, txn_id == missing_txn_id_ && missing_.count(ident) > 0};
     found = it->second;
   }
   if (mine.entities.size() >= kMaxThreadIdents) mine.entities.clear();
-  mine.entities.emplace(ident, *found);
-  return found;
+  mine.entities.emplace(ident, found);
+  return {found, false};
 }
 
 bool ReadCache::ident_of(EntityId id, std::optional<Value>* name) {
@@ -57,11 +61,6 @@ void ReadCache::remember_name(EntityId id, const Value& ident) {
   if (names_.insert(id, ident)) return;
   if (other_names_.size() >= kMaxIdents) other_names_.clear();
   other_names_.emplace(id, ident);
-}
-
-bool ReadCache::known_missing(std::uint64_t txn_id, const Value& ident) {
-  std::shared_lock lock(mutex_);
-  return txn_id == missing_txn_id_ && missing_.count(ident) > 0;
 }
 
 void ReadCache::remember_missing(std::uint64_t txn_id, const Value& ident) {

@@ -39,8 +39,14 @@ class ReadCache {
   void remember_ident(const Value& ident, EntityId id);
   void remember_name(EntityId id, const Value& ident);
 
-  // Whether ident was found to be no ident in the committed state with LMDB transaction id txn_id.
-  bool known_missing(std::uint64_t txn_id, const Value& ident);
+  // An ident's entity in the committed state with LMDB transaction id txn_id, as far as known:
+  // the entity, or "no ident there" (missing), or neither (ask LMDB). One lookup answers both,
+  // so a miss takes the shared lock once.
+  struct IdentLookup {
+    std::optional<EntityId> entity;
+    bool missing = false;
+  };
+  IdentLookup find_ident(std::uint64_t txn_id, const Value& ident);
   void remember_missing(std::uint64_t txn_id, const Value& ident);
 
   // Statistics of the committed state with LMDB transaction id txn_id, if known.

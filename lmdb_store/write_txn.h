@@ -77,7 +77,6 @@ class WriteTxn {
   bool open() const { return !stack_.empty(); }
 
  private:
-  static constexpr std::size_t kIndexCount = 4;
   struct Level {
     MDB_txn* txn;
     int savepoint;  // SQLite savepoint level this LMDB transaction stands for; -1 for the root

@@ -248,6 +248,29 @@ TEST_CASE("read cache: a thread's copy follows its cache and the committed state
   CHECK(seen == EntityId{1});
 }
 
+TEST_CASE("read cache: one lookup tells an ident, a known miss of this state, or neither",
+          "[write-cache]") {
+  ReadCache cache;
+  const Value a = Value::keyword(":a"), b = Value::keyword(":b");
+  ReadCache::IdentLookup found = cache.find_ident(5, b);
+  CHECK_FALSE(found.entity);
+  CHECK_FALSE(found.missing);  // never asked: LMDB must answer
+
+  cache.remember_missing(5, b);
+  found = cache.find_ident(5, b);
+  CHECK_FALSE(found.entity);
+  CHECK(found.missing);
+  found = cache.find_ident(6, b);  // a later state may have made :b an ident
+  CHECK_FALSE(found.entity);
+  CHECK_FALSE(found.missing);
+
+  cache.remember_ident(a, 1);
+  for (const std::uint64_t state : {5, 6}) {  // a committed ident holds in every state
+    found = cache.find_ident(state, a);
+    CHECK(found.entity == EntityId{1});
+    CHECK_FALSE(found.missing);
+  }
+}
 TEST_CASE("write cache: index cursors follow savepoint levels", "[write-cache]") {
   TempDir dir;
   auto env = open_graph(dir.file("cursors.graph"));
