@@ -14,6 +14,7 @@
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/distinct_rows.h"
 #include "engine/eval/key_index.h"
+#include "engine/eval/large_buffer_allocator.h"
 #include "engine/eval/value_ranges.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/value_hash.h"
@@ -24,6 +25,11 @@ namespace {
 
 constexpr double kSeekCost = 8.0;            // a B-tree descent, in units of one row read
 constexpr double kUnready = std::numeric_limits<double>::infinity();
+// A scan expected to match at least kReserveFrom rows reserves room for them up front, at most
+// kMaxReservedRows (the estimate may be far off): a relation of 100K rows grown by doubling
+// copied and faulted in twice the memory it ended with.
+constexpr double kReserveFrom = 1024.0;
+constexpr double kMaxReservedRows = 1 << 20;
 
 const ast::Variable* as_var(const ast::Term& t) {
   const auto* v = std::get_if<ast::Variable>(&t);
@@ -348,6 +354,8 @@ struct Match {
   std::uint64_t tx;
   std::int64_t valid_from, valid_to;
 };
+// A scan's matches can run to tens of megabytes: allocated as relation cells are.
+using Matches = std::vector<Match, LargeBufferAllocator<Match>>;
 
 }  // namespace
 
@@ -458,7 +466,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     return Status::OK();
   };
 
-  std::vector<Match> matches;
+  Matches matches;
   auto collect = [&](const DatomFilter& given) -> Status {
     // Float constants match within f64::EPSILON (§3): scan without the value, then compare.
     const DatomFilter* f = &given;
@@ -537,7 +545,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   }
 
   // Index lookups, once per distinct binding of the bound positions.
-  std::unordered_map<Row, std::vector<Match>, RowHash> memo;
+  std::unordered_map<Row, Matches, RowHash> memo;
   std::vector<Value> alts;
   Row key;  // reused for lookups; moved into the memo only on a miss
   DatomFilter f;
@@ -566,6 +574,14 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       const Value* wanted = nullptr;
       if (slots[2].kind == Slot::Kind::Constant) wanted = &slots[2].constant;
       if (slots[2].kind == Slot::Kind::Bound) wanted = &row[static_cast<std::size_t>(slots[2].column)];
+      if (rel.rows.size() == 1) {  // one scan makes the whole output: room for it at once
+        f.v = wanted ? std::optional<Value>(*wanted) : std::nullopt;
+        const double expected = std::min(ctx_.graph().estimate(f), kMaxReservedRows);
+        if (expected >= kReserveFrom) {
+          matches.reserve(static_cast<std::size_t>(expected));
+          out.rows.reserve(static_cast<std::size_t>(expected), out.vars.size());
+        }
+      }
       if (wanted) {
         DATALOG_RETURN_IF_ERROR(value_alternatives(*wanted, alts));
         for (const Value& alt : alts) {

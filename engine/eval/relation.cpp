@@ -10,7 +10,7 @@ constexpr std::size_t kMaxSpares = 16;
 constexpr std::size_t kMaxSpareCells = std::size_t{1} << 19;
 
 struct SpareBuffers {
-  std::vector<std::vector<Value>> buffers;
+  std::vector<RowStore::Cells> buffers;
   std::size_t cells = 0;  // total capacity of buffers
 };
 
@@ -32,16 +32,16 @@ RowStore& RowStore::operator=(RowStore&& other) noexcept {
   return *this;
 }
 
-std::vector<Value> RowStore::take_cell_buffer() {
+RowStore::Cells RowStore::take_cell_buffer() {
   SpareBuffers& s = spares();
   if (s.buffers.empty()) return {};
-  std::vector<Value> cells = std::move(s.buffers.back());
+  Cells cells = std::move(s.buffers.back());
   s.buffers.pop_back();
   s.cells -= cells.capacity();
   return cells;
 }
 
-void RowStore::give_cell_buffer(std::vector<Value> cells) {
+void RowStore::give_cell_buffer(Cells cells) {
   SpareBuffers& s = spares();
   if (cells.capacity() == 0 || s.buffers.size() >= kMaxSpares ||
       s.cells + cells.capacity() > kMaxSpareCells) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/eval/large_buffer_allocator.h"
 #include "engine/value.h"
 
 namespace datalog::eval {
@@ -28,6 +29,8 @@ using RowView = std::span<const Value>;  // one row of a relation, read in place
 // would have to be faulted in afresh each time.
 class RowStore {
  public:
+  using Cells = std::vector<Value, LargeBufferAllocator<Value>>;  // row-major cells
+
   RowStore() = default;
   ~RowStore();
   RowStore(RowStore&& other) noexcept
@@ -126,10 +129,10 @@ class RowStore {
     assert(width == width_);
     ++count_;
   }
-  static std::vector<Value> take_cell_buffer();          // empty; from this thread's spares
-  static void give_cell_buffer(std::vector<Value> cells);  // kept as a spare, within a bound
+  static Cells take_cell_buffer();          // empty; from this thread's spares
+  static void give_cell_buffer(Cells cells);  // kept as a spare, within a bound
 
-  std::vector<Value> cells_;
+  Cells cells_;
   std::size_t width_ = 0;
   std::size_t count_ = 0;
 };

@@ -2,6 +2,8 @@
 // and relations without columns that still count their rows.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -92,6 +94,40 @@ TEST_CASE("row store: moved and recycled stores start clean", "[relation]") {
     CHECK(c.size() == 100);
     CHECK(c[0][1] == Value::integer(round));
   }
+}
+
+TEST_CASE("large buffer allocator: small blocks from new, large ones mapped on huge-page bounds",
+          "[relation]") {
+  LargeBufferAllocator<Value> alloc;
+  const std::size_t small = kLargeBlockBytes / sizeof(Value) / 2;
+  const std::size_t large = kLargeBlockBytes / sizeof(Value) * 3;
+  Value* a = alloc.allocate(small);
+  Value* b = alloc.allocate(large);
+  CHECK(reinterpret_cast<std::uintptr_t>(b) % (std::size_t{2} << 20) == 0);
+  // Every byte of the large block is writable, up to its last element.
+  for (std::size_t i = 0; i < large; i += 4096 / sizeof(Value)) new (&b[i]) Value(Value::integer(1));
+  new (&b[large - 1]) Value(Value::integer(7));
+  CHECK(b[large - 1] == Value::integer(7));
+  alloc.deallocate(b, large);
+  alloc.deallocate(a, small);
+}
+
+TEST_CASE("row store: a relation grown past the large-block size keeps its rows", "[relation]") {
+  RowStore rows;
+  const std::size_t count = kLargeBlockBytes / sizeof(Value);  // two cells a row: twice the size
+  Row row(2);
+  for (std::size_t i = 0; i < count; ++i) {
+    row[0] = Value::integer(static_cast<std::int64_t>(i));
+    row[1] = Value::string(i % 1000 == 0 ? "a long text that does not fit inline" : "x");
+    rows.push_back(RowView(row));
+  }
+  REQUIRE(rows.size() == count);
+  CHECK(rows[0][1] == Value::string("a long text that does not fit inline"));
+  CHECK(rows[count - 1][0] == Value::integer(static_cast<std::int64_t>(count - 1)));
+  CHECK(rows[count - 1][1] == Value::string("x"));
+  RowStore moved = std::move(rows);
+  CHECK(moved.size() == count);
+  CHECK(moved[count / 2][0] == Value::integer(static_cast<std::int64_t>(count / 2)));
 }
 
 }  // namespace
