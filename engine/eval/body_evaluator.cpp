@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -128,10 +127,11 @@ struct BodyEvaluator::Candidate {
 
 namespace {
 
-void collect_pseudo_entities(const std::vector<ast::Clause>& clauses, std::set<std::string>& out) {
+void collect_pseudo_entities(const std::vector<ast::Clause>& clauses,
+                             std::map<std::string, unsigned>& out) {
   for (const auto& clause : clauses) {
     if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
-      if (is_pseudo_pattern(*p)) out.insert(entity_key(p->e));
+      if (const unsigned needs = meta_needed(*p)) out[entity_key(p->e)] |= needs;
     } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
       collect_pseudo_entities(n->body, out);
     } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
@@ -366,8 +366,8 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
   out.vars = rel.vars;
   // Carry the match's metadata when a pseudo pattern later reads it (temporal_metadata.h).
   int meta_vf = -1, meta_vt = -1, meta_tx = -1, meta_order = -1;
-  if (pseudo_entities_.count(entity_key(p.e))) {
-    const std::string key = entity_key(p.e);
+  if (const auto needs = pseudo_entities_.find(entity_key(p.e)); needs != pseudo_entities_.end()) {
+    const std::string& key = needs->first;
     auto column = [&](const std::string& name) {
       int c = out.column(name);
       if (c < 0) {
@@ -376,9 +376,9 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       }
       return c;
     };
-    meta_vf = column(MetaColumns::valid_from(key));
-    meta_vt = column(MetaColumns::valid_to(key));
-    meta_tx = column(MetaColumns::tx(key));
+    if (needs->second & kNeedValidFrom) meta_vf = column(MetaColumns::valid_from(key));
+    if (needs->second & kNeedValidTo) meta_vt = column(MetaColumns::valid_to(key));
+    if (needs->second & kNeedTx) meta_tx = column(MetaColumns::tx(key));
     meta_order = column(MetaColumns::order(key));
   }
   Slot slots[3];
@@ -445,9 +445,9 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       Value& last = next[static_cast<std::size_t>(meta_order)];
       if (last.is(ValueKind::Nil) || last.as_integer() < order) {  // the textually last one wins
         last = Value::integer(order);
-        next[static_cast<std::size_t>(meta_vf)] = Value::integer(m.valid_from);
-        next[static_cast<std::size_t>(meta_vt)] = Value::integer(m.valid_to);
-        next[static_cast<std::size_t>(meta_tx)] = Value::integer(static_cast<std::int64_t>(m.tx));
+        if (meta_vf >= 0) next[static_cast<std::size_t>(meta_vf)] = Value::integer(m.valid_from);
+        if (meta_vt >= 0) next[static_cast<std::size_t>(meta_vt)] = Value::integer(m.valid_to);
+        if (meta_tx >= 0) next[static_cast<std::size_t>(meta_tx)] = Value::integer(static_cast<std::int64_t>(m.tx));
       }
     }
     for (int i = 0; i < 3; ++i) {

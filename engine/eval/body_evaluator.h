@@ -14,7 +14,7 @@
 // The trace records the order chosen, the access path and the rows, for datalog_explain.
 #pragma once
 
-#include <set>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,7 +60,7 @@ class BodyEvaluator {
   EvalContext& ctx_;
   const DerivedLookup& derived_;
   Trace* trace_;
-  std::set<std::string> pseudo_entities_;  // entities a pseudo pattern reads metadata of
+  std::map<std::string, unsigned> pseudo_entities_;  // entity key -> the metadata read of it (MetaNeed)
 };
 
 // Variables a clause mentions (not wildcards), in order of appearance.

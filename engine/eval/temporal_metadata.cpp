@@ -24,6 +24,15 @@ bool is_pseudo_pattern(const ast::Pattern& p) {
   return a && (*a == kValidFrom || *a == kValidTo || *a == kTxCount || *a == kTxId || *a == kValidAt);
 }
 
+unsigned meta_needed(const ast::Pattern& p) {
+  const std::string* a = attribute_of(p);
+  if (!a) return 0;
+  if (*a == kValidFrom) return kNeedValidFrom;
+  if (*a == kValidTo) return kNeedValidTo;
+  if (*a == kTxCount || *a == kTxId) return kNeedTx;
+  return 0;
+}
+
 std::string entity_key(const ast::Term& e) {
   if (const auto* v = std::get_if<ast::Variable>(&e)) return v->name;
   if (const auto* c = std::get_if<Value>(&e)) return c->to_edn();
@@ -54,6 +63,7 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
     std::span<Value> added = out.rows.push_back_widened(row, out.vars.size());
     if (binds) added.back() = std::move(v);
   };
+  // The value of attr for a fact with this metadata; for the three integers, the metadata itself.
   auto value_of = [&](std::uint64_t tx, std::int64_t vf, std::int64_t vt, Value* v) -> Status {
     if (attr == kValidFrom) *v = Value::integer(vf);
     else if (attr == kValidTo) *v = Value::integer(vt);
@@ -76,16 +86,20 @@ Status apply_pseudo_pattern(EvalContext& ctx, const ast::Pattern& p, Relation& r
     return Status::OK();
   }
   const std::string key = entity_key(p.e);
-  const int vf_col = rel.column(MetaColumns::valid_from(key));
-  if (vf_col >= 0) {  // correlated with the last real pattern on this entity
-    const int vt_col = rel.column(MetaColumns::valid_to(key));
-    const int tx_col = rel.column(MetaColumns::tx(key));
+  // Correlated with the last real pattern on this entity, which carried the column read here.
+  const std::string meta = attr == kValidFrom ? MetaColumns::valid_from(key)
+                           : attr == kValidTo   ? MetaColumns::valid_to(key)
+                                                : MetaColumns::tx(key);
+  if (const int meta_col = rel.column(meta); meta_col >= 0) {
     out.rows.reserve(rel.rows.size(), out.vars.size());
+    const auto col = static_cast<std::size_t>(meta_col);
     for (RowView row : rel.rows) {
+      if (attr != kTxId) {
+        emit(row, row[col]);
+        continue;
+      }
       Value v;
-      DATALOG_RETURN_IF_ERROR(value_of(static_cast<std::uint64_t>(row[static_cast<std::size_t>(tx_col)].as_integer()),
-                                       row[static_cast<std::size_t>(vf_col)].as_integer(),
-                                       row[static_cast<std::size_t>(vt_col)].as_integer(), &v));
+      DATALOG_RETURN_IF_ERROR(value_of(static_cast<std::uint64_t>(row[col].as_integer()), 0, 0, &v));
       emit(row, std::move(v));
     }
     rel = std::move(out);

@@ -19,6 +19,11 @@
 namespace datalog::eval {
 
 bool is_pseudo_pattern(const ast::Pattern& p);
+// The hidden columns a pseudo pattern reads, as MetaNeed bits; 0 for :db/valid-at, which reads
+// none, and for any other pattern. Real patterns carry only the columns some pseudo pattern on
+// their entity reads: each is a value per row of every relation on the way.
+enum MetaNeed : unsigned { kNeedValidFrom = 1, kNeedValidTo = 2, kNeedTx = 4 };
+unsigned meta_needed(const ast::Pattern& p);
 // The text that identifies a pattern's entity term ("?e", ":alice"), for correlation.
 std::string entity_key(const ast::Term& e);
 
