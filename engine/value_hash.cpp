@@ -1,7 +1,9 @@
 #include "engine/value_hash.h"
 
 #include <bit>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <string_view>
 
 namespace datalog {
@@ -20,7 +22,9 @@ std::size_t hash_value(const Value& v) {
     case ValueKind::String: return mix(kind, std::hash<std::string_view>{}(v.as_string()));
     case ValueKind::Integer: return mix(kind, static_cast<std::size_t>(v.as_integer()));
     case ValueKind::Float: {
-      const double d = v.as_float() == 0.0 ? 0.0 : v.as_float();
+      // Equal floats hash equal: -0.0 as 0.0, and every NaN as one (they compare equal).
+      double d = v.as_float() == 0.0 ? 0.0 : v.as_float();
+      if (std::isnan(d)) d = std::numeric_limits<double>::quiet_NaN();
       return mix(kind, std::bit_cast<std::size_t>(d));
     }
     case ValueKind::Boolean: return mix(kind, v.as_boolean() ? 1 : 0);

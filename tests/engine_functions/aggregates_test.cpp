@@ -1,5 +1,8 @@
 // Minigraf's aggregates: count, count-distinct, sum, sum-distinct, min, max, with their
 // nil, type and empty-group rules and messages (LANGUAGE.md §14).
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "test_support.h"
@@ -53,6 +56,14 @@ TEST_CASE("count-distinct counts structurally distinct non-nil values") {
   CHECK(aggregate_value("count-distinct", {I(1), F(1.0)}) == I(2));
   CHECK(aggregate_value("count-distinct", {K(":a"), S(":a"), K(":a"), Nil(), Nil()}) == I(2));
   CHECK(aggregate_value("count-distinct", {B(true), B(true), R(1), R(1), R(2)}) == I(3));
+}
+
+TEST_CASE("count-distinct takes -0.0 and 0.0, and NaNs of any payload, as one value each") {
+  const double quiet = std::numeric_limits<double>::quiet_NaN();
+  const double other_nan = std::bit_cast<double>(std::bit_cast<std::uint64_t>(quiet) | 1);
+  REQUIRE(std::isnan(other_nan));
+  CHECK(aggregate_value("count-distinct", {F(0.0), F(-0.0), F(quiet), F(other_nan), F(-quiet)}) ==
+        I(2));
 }
 
 TEST_CASE("count-distinct handles many values") {
