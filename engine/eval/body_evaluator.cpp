@@ -544,8 +544,14 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     return Status::OK();
   }
 
-  // Index lookups, once per distinct binding of the bound positions.
+  // Index lookups, once per distinct binding of the bound positions: the memo pays when bound
+  // values repeat (a join on a department). When they do not (one lookup per entity), it only
+  // costs a key, a match list and a node per row, so it is dropped after kMemoTrial lookups
+  // that found fewer than one repeat in kMemoMinRepeat.
+  constexpr std::size_t kMemoTrial = 256, kMemoMinRepeat = 8;
   std::unordered_map<Row, Matches, RowHash> memo;
+  bool memoize = true;
+  std::size_t lookups = 0, repeats = 0;
   std::vector<Value> alts;
   Row key;  // reused for lookups; moved into the memo only on a miss
   DatomFilter f;
@@ -568,8 +574,14 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       else (i == 0 ? f.e : f.a) = *id;
     }
     if (!possible) continue;
-    auto it = memo.find(key);
-    if (it == memo.end()) {
+    const Matches* found = nullptr;
+    if (memoize) {
+      if (auto it = memo.find(key); it != memo.end()) {
+        found = &it->second;
+        ++repeats;
+      }
+    }
+    if (!found) {
       matches.clear();
       const Value* wanted = nullptr;
       if (slots[2].kind == Slot::Kind::Constant) wanted = &slots[2].constant;
@@ -591,10 +603,18 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
       } else {
         DATALOG_RETURN_IF_ERROR(collect(f));
       }
-      it = memo.emplace(key, std::move(matches)).first;
-      matches = {};
+      if (memoize && ++lookups == kMemoTrial && repeats * kMemoMinRepeat < lookups) {
+        memoize = false;
+        memo.clear();
+      }
+      if (memoize) {
+        found = &memo.emplace(key, std::move(matches)).first->second;
+        matches = {};
+      } else {
+        found = &matches;  // kept for the next row: its buffer is reused
+      }
     }
-    for (const Match& m : it->second) {
+    for (const Match& m : *found) {
       DATALOG_RETURN_IF_ERROR(extend(row, m));
     }
   }
