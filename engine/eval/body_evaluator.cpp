@@ -146,6 +146,7 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
                                Relation* out, int depth) {
   if (depth == 0) collect_pseudo_entities(clauses, pseudo_entities_);
   Relation rel = std::move(input);
+  std::vector<std::string> in_range;
   std::vector<bool> done(clauses.size(), false);
   std::size_t remaining = clauses.size();
   // What each clause binds, worked out once: rule bodies are evaluated once per iteration.
@@ -295,7 +296,7 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
     }
     DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
                                   best.hash_join ? "hash" : best.access,
-                                  static_cast<int>(best.index), best.v_ranges));
+                                  static_cast<int>(best.index), best.v_ranges, in_range));
     done[best.index] = true;
     --remaining;
   }
@@ -305,18 +306,22 @@ Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation
 
 Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
                             const std::string& access, int order,
-                            const std::vector<ValueRange>& v_ranges) {
+                            const std::vector<ValueRange>& v_ranges,
+                            std::vector<std::string>& in_range) {
   Status st;
   std::string shown_access = access;
   if (const auto* p = std::get_if<ast::Pattern>(&clause.node); p && is_pseudo_pattern(*p)) {
     st = apply_pseudo_pattern(ctx_, *p, rel);
     shown_access = "temporal metadata";
   } else if (p) {
+    const auto* v = as_var(p->v);
+    const bool binds_v = v && !rel.binds(v->name);
     st = apply_pattern(*p, rel, access == "hash", order, v_ranges);
+    if (st.ok() && binds_v && !v_ranges.empty()) in_range.push_back(v->name);
     if (access == "hash") shown_access = "hash join (one scan)";
     if (!v_ranges.empty()) shown_access += ", values in range";
   } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
-    st = apply_expression(*e, rel);
+    st = apply_expression(*e, rel, in_range);
   } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
     st = apply_not(*n, rel, depth);
   } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
@@ -624,7 +629,30 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
 
 // --- expressions -----------------------------------------------------------------------------------
 
-Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel) {
+Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel,
+                                       const std::vector<std::string>& in_range) {
+  if (!c.out) {
+    // A filter keeps rows in place. One that compares a variable with an integer constant need
+    // not run on the integer values a scan already held to its range.
+    int skip_col = -1;
+    std::vector<std::string> inputs;
+    expr_variables(c.expr, inputs);
+    if (inputs.size() == 1 && std::find(in_range.begin(), in_range.end(), inputs[0]) != in_range.end() &&
+        exact_on_integers(c, inputs[0])) {
+      skip_col = rel.column(inputs[0]);
+    }
+    std::vector<Value> produced;
+    Status st;
+    rel.rows.keep_if([&](RowView row) {
+      if (!st.ok()) return false;
+      if (skip_col >= 0 && row[static_cast<std::size_t>(skip_col)].is(ValueKind::Integer)) return true;
+      st = ctx_.check_interrupt();
+      produced.clear();
+      if (st.ok()) st = evaluate_clause_expression(ctx_, c, rel, row, &produced);
+      return st.ok() && !produced.empty();  // one truthy marker when the row stays
+    });
+    return st;
+  }
   Relation out;
   out.vars = rel.vars;
   int out_col = -1;
@@ -642,11 +670,6 @@ Status BodyEvaluator::apply_expression(const ast::ExprClause& c, Relation& rel) 
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     produced.clear();
     DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, c, rel, row, &produced));
-    if (!c.out) {
-      // A filter: produced holds one truthy marker when the row stays.
-      if (!produced.empty()) out.rows.push_back_moved(row);
-      continue;
-    }
     for (Value& v : produced) {
       if (c.out->is_wildcard()) {
         out.rows.push_back(RowView(row));

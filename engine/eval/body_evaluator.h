@@ -48,11 +48,15 @@ class BodyEvaluator {
 
  private:
   struct Candidate;
+  // in_range: the variables of rel whose values a pattern's scan held to the value ranges of
+  // the body's comparisons on them (value_ranges.h); apply adds to it.
   Status apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
-               const std::string& access, int order, const std::vector<ValueRange>& v_ranges);
+               const std::string& access, int order, const std::vector<ValueRange>& v_ranges,
+               std::vector<std::string>& in_range);
   Status apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join, int order,
                        const std::vector<ValueRange>& v_ranges);
-  Status apply_expression(const ast::ExprClause& c, Relation& rel);
+  Status apply_expression(const ast::ExprClause& c, Relation& rel,
+                          const std::vector<std::string>& in_range);
   Status apply_not(const ast::Not& n, Relation& rel, int depth);
   Status apply_or(const ast::Or& o, Relation& rel, int depth);
   Status apply_rule_call(const ast::RuleCall& call, Relation& rel);
