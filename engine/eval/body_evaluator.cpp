@@ -39,16 +39,6 @@ void add_unique(std::vector<std::string>& out, const std::string& name) {
   if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
 }
 
-void expr_variables(const ast::Expr& e, std::vector<std::string>& out) {
-  for (const auto& arg : e.args) {
-    if (const auto* v = std::get_if<ast::Variable>(&arg); v && !v->is_wildcard()) {
-      add_unique(out, v->name);
-    } else if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) {
-      expr_variables(**sub, out);
-    }
-  }
-}
-
 void term_variable(const ast::Term& t, std::vector<std::string>& out) {
   if (const auto* v = as_var(t)) add_unique(out, v->name);
 }

@@ -1,5 +1,6 @@
 #include "engine/eval/expression_eval.h"
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -214,6 +215,16 @@ Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& claus
     produced->push_back(Value::boolean(true));
   }
   return Status::OK();
+}
+
+void expr_variables(const ast::Expr& e, std::vector<std::string>& out) {
+  for (const auto& arg : e.args) {
+    if (const auto* v = std::get_if<ast::Variable>(&arg); v && !v->is_wildcard()) {
+      if (std::find(out.begin(), out.end(), v->name) == out.end()) out.push_back(v->name);
+    } else if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) {
+      expr_variables(**sub, out);
+    }
+  }
 }
 
 }  // namespace datalog::eval

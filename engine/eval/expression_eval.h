@@ -7,6 +7,7 @@
 // zero) drops the row, as in Minigraf; unknown functions and bad arity are query errors.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "engine/ast.h"
@@ -18,5 +19,8 @@ namespace datalog::eval {
 
 Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& clause,
                                   const Relation& rel, RowView row, std::vector<Value>* produced);
+
+// The variables an expression reads (nested calls included), each once, in order.
+void expr_variables(const ast::Expr& e, std::vector<std::string>& out);
 
 }  // namespace datalog::eval

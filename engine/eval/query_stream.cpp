@@ -27,8 +27,11 @@ bool matches_only_itself(const Value& v) {
   }
 }
 
-bool is_plain_filter(const ast::ExprClause& c) {
-  return !c.out && c.expr.op != "get-else" && c.expr.op != "missing?" && c.expr.op != "ground";
+// An expression that reads only its arguments and gives at most one value: a filter, or a
+// binding of a variable (a wildcard output would only test that the call succeeds).
+bool is_plain_expression(const ast::ExprClause& c) {
+  if (c.out && c.out->is_wildcard()) return false;
+  return c.expr.op != "get-else" && c.expr.op != "missing?" && c.expr.op != "ground";
 }
 
 }  // namespace
@@ -80,12 +83,13 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
   *streams = false;
   query_ = std::move(bound);
   const ast::Pattern* pattern = nullptr;
+  std::vector<const ast::ExprClause*> expressions;
   for (const auto& clause : query_.where) {
     if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
       if (pattern || is_pseudo_pattern(*p)) return Status::OK();
       pattern = p;
-    } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && is_plain_filter(*e)) {
-      filters_.push_back(e);
+    } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && is_plain_expression(*e)) {
+      expressions.push_back(e);
     } else {
       return Status::OK();
     }
@@ -113,11 +117,6 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
     // The comparisons among the filters narrow the scan to the values that can pass them; on
     // integer values, those with an integer constant then hold already (value_ranges.h).
     filter.v_ranges = value_ranges(v_var->name, comparison_filters(query_.where));
-    if (!filter.v_ranges.empty()) {
-      for (const ast::ExprClause* f : filters_) {
-        holds_on_integers_.push_back(exact_on_integers(*f, v_var->name));
-      }
-    }
   }
   if (e_var && !e_var->is_wildcard()) {
     entity_column_ = 0;
@@ -127,6 +126,11 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
     value_column_ = static_cast<int>(scope_.vars.size());
     scope_.vars.push_back(v_var->name);
   }
+  bool placed = false;
+  DATALOG_RETURN_IF_ERROR(place_expressions(std::move(expressions),
+                                            v_var && !v_var->is_wildcard() ? &v_var->name : nullptr,
+                                            !filter.v_ranges.empty(), &placed));
+  if (!placed) return Status::OK();
   for (const auto& f : query_.find) {
     const int column = scope_.column(f.var.name);
     if (column < 0) return Status::OK();  // the analyzer rejects this; run_query says how
@@ -138,7 +142,7 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
   }
   // A value no find element or filter reads need not be decoded (point_attribute: [?e :a _]);
   // a scan that compares values itself decodes them regardless.
-  filter.values_unused = filters_.empty() &&
+  filter.values_unused = steps_.empty() &&
                          std::none_of(query_.find.begin(), query_.find.end(), [&](const ast::FindElement& f) {
                            return v_var && f.var.name == v_var->name;
                          });
@@ -153,20 +157,50 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
   return ctx_.graph().open_cursor(filter, ctx_.view(), &cursor_);
 }
 
-Status QueryStream::passes_filters(bool* keep) {
+// Orders the expressions so each runs once its inputs are bound (the pattern's variables, then
+// what earlier bindings bind); *placed is false when one waits for a variable nothing here binds,
+// or rebinds a bound one (a join, left to run_query).
+Status QueryStream::place_expressions(std::vector<const ast::ExprClause*> pending,
+                                      const std::string* value_var, bool has_ranges, bool* placed) {
+  *placed = false;
+  std::vector<std::string> inputs;
+  while (!pending.empty()) {
+    auto ready = std::find_if(pending.begin(), pending.end(), [&](const ast::ExprClause* c) {
+      inputs.clear();
+      expr_variables(c->expr, inputs);
+      return std::all_of(inputs.begin(), inputs.end(), [&](const std::string& v) { return scope_.binds(v); });
+    });
+    if (ready == pending.end()) return Status::OK();
+    const ast::ExprClause* c = *ready;
+    pending.erase(ready);
+    Step step{c};
+    if (c->out) {
+      if (scope_.binds(c->out->name)) return Status::OK();
+      step.out_column = static_cast<int>(scope_.vars.size());
+      scope_.vars.push_back(c->out->name);
+    } else {
+      step.holds_on_integers = has_ranges && value_var && exact_on_integers(*c, *value_var);
+    }
+    steps_.push_back(step);
+  }
+  *placed = true;
+  return Status::OK();
+}
+
+Status QueryStream::run_expressions(bool* keep) {
   *keep = true;
-  if (filters_.empty()) return Status::OK();
+  if (steps_.empty()) return Status::OK();
   const bool integer = value_column_ >= 0 &&
                        current_[static_cast<std::size_t>(value_column_)].is(ValueKind::Integer);
-  for (std::size_t i = 0; i < filters_.size(); ++i) {
-    if (integer && i < holds_on_integers_.size() && holds_on_integers_[i]) continue;
-    const ast::ExprClause* filter = filters_[i];
+  for (const Step& step : steps_) {
+    if (integer && step.holds_on_integers) continue;
     produced_values_.clear();
-    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, *filter, scope_, current_, &produced_values_));
-    if (produced_values_.empty()) {
+    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, *step.clause, scope_, current_, &produced_values_));
+    if (produced_values_.empty()) {  // a filter that fails, or a binding whose call failed
       *keep = false;
       return Status::OK();
     }
+    if (step.out_column >= 0) current_[static_cast<std::size_t>(step.out_column)] = std::move(produced_values_.front());
   }
   return Status::OK();
 }
@@ -181,7 +215,7 @@ Status QueryStream::next_binding(RowView* row, bool* found) {
     if (value_column_ >= 0) current_[static_cast<std::size_t>(value_column_)] = std::move(d.v);
     DATALOG_RETURN_IF_ERROR(cursor_->next());
     bool keep = true;
-    DATALOG_RETURN_IF_ERROR(passes_filters(&keep));
+    DATALOG_RETURN_IF_ERROR(run_expressions(&keep));
     if (keep) {
       *row = current_;
       *found = true;

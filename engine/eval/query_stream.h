@@ -1,11 +1,13 @@
 // engine/eval/query_stream.h: query results that stream — rows taken straight off one index scan,
 // one at a time, instead of being collected before the first is returned.
 //
-// A query streams when its plan is a single scan: one pattern, plus filter expressions over the
-// pattern's variables, with plain :find variables. So no rules, :in bindings, aggregates, windows
-// or pull; the pattern's attribute is a constant, no variable repeats in it, and its value is a
-// variable or a constant no ident could stand for (not a keyword, uuid, ref or float, which match
-// more than themselves). Everything else runs through run_query (query_runner.h), with the same
+// A query streams when its plan is a single scan: one pattern, plus expressions over the
+// pattern's variables — filters, and bindings of new variables ([(* ?v 2) ?w]) that later
+// expressions and :find may read — with plain :find variables. So no rules, :in bindings,
+// aggregates, windows or pull; the pattern's attribute is a constant, no variable repeats in it,
+// and its value is a variable or a constant no ident could stand for (not a keyword, uuid, ref
+// or float, which match more than themselves). get-else, missing? and ground, which read the
+// graph or may bind several values, leave a query to run_query. Everything else runs through run_query (query_runner.h), with the same
 // results. A streamed query stops early when its reader stops asking, and holds one row at a
 // time; :max-results still counts the rows, and sqlite3_interrupt is polled as the scan goes.
 // Rows come in index order.
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/ast.h"
@@ -56,15 +59,23 @@ class QueryStream final : public BindingSource {
   static Status open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                            const RunOptions& options, Shape shape, std::unique_ptr<QueryStream>* out);
   Status start(ast::Query bound, Shape shape, bool* streams);
-  Status passes_filters(bool* keep);
+  Status place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* value_var,
+                           bool has_ranges, bool* placed);
+  Status run_expressions(bool* keep);
+
+  // An expression run on every datom, in an order where its inputs are bound.
+  struct Step {
+    const ast::ExprClause* clause = nullptr;
+    int out_column = -1;             // in scope_, for a binding; -1 for a filter
+    bool holds_on_integers = false;  // a filter the scan's value ranges decide on integers
+  };
 
   EvalContext ctx_;
   ast::Query query_;                 // slots substituted; the filters point into it
-  std::vector<const ast::ExprClause*> filters_;
-  Relation scope_;                   // the pattern's variables: what filters and :find read
+  std::vector<Step> steps_;
+  Relation scope_;                   // the pattern's and the bindings' variables: what :find reads
   Row current_;                      // scope_'s values for the datom under the cursor
-  std::vector<Value> produced_values_;  // a filter's output, reused from row to row
-  std::vector<bool> holds_on_integers_;  // per filter: the scan's value ranges decide it on integers
+  std::vector<Value> produced_values_;  // an expression's output, reused from row to row
   int entity_column_ = -1, value_column_ = -1;  // in scope_
   std::vector<int> find_columns_;    // :find element -> scope_ column
   std::vector<bool> moves_out_;      // per :find element: the last use of its column
