@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <span>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -177,7 +178,8 @@ Status missing(EvalContext& ctx, const ast::Expr& e, const Relation& rel, RowVie
 Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& clause,
                                   const Relation& rel, RowView row, std::vector<Value>* produced) {
   const ast::Expr& e = clause.expr;
-  if (e.op == "get-else") {
+  // string_view compares lengths first: these run for every row of a filter or binding.
+  if (std::string_view(e.op) == "get-else") {
     std::vector<Value> values;
     DATALOG_RETURN_IF_ERROR(get_else(ctx, e, rel, row, &values));
     if (clause.out) {
@@ -192,14 +194,14 @@ Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& claus
     }
     return Status::OK();
   }
-  if (e.op == "missing?") {
+  if (std::string_view(e.op) == "missing?") {
     bool result = false;
     DATALOG_RETURN_IF_ERROR(missing(ctx, e, rel, row, &result));
     if (clause.out) produced->push_back(Value::boolean(result));
     else if (result) produced->push_back(Value::boolean(true));
     return Status::OK();
   }
-  if (e.op == "ground") {
+  if (std::string_view(e.op) == "ground") {
     if (e.args.size() != 1) return Status(StatusCode::InvalidArgument, "ground takes exactly 1 argument");
     std::optional<Value> v;
     DATALOG_RETURN_IF_ERROR(argument_value(ctx, e.args[0], rel, row, &v));
