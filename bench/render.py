@@ -448,7 +448,7 @@ def markdown(run, derived, rerun):
     w("")
     w("Memory: a fresh process loads N facts in transactions of 1,000, then runs the point query;")
     w("peak heap counts every malloc'd byte of the process (SQLite's page cache included; LMDB's")
-    w("memory map is not heap, nor are the query engine's relation buffers of 4 MB and more, which")
+    w("memory map is not heap, nor are the query engine's buffers of 1 MB and more, which")
     w("it maps directly; the point query measured here builds none), peak RSS is `ru_maxrss` (it")
     w("includes mapped file pages touched and every mapped buffer).\n")
     w("| size | store | peak heap | peak RSS | seconds |\n|---|---|---|---|---|")

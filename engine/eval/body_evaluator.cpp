@@ -13,7 +13,7 @@
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/distinct_rows.h"
 #include "engine/eval/key_index.h"
-#include "engine/eval/large_buffer_allocator.h"
+#include "engine/large_buffer_allocator.h"
 #include "engine/eval/value_ranges.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/value_hash.h"

@@ -1,6 +1,7 @@
 #include "engine/eval/find_projector.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -221,7 +222,7 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
 // One partition's window values, rows in window order: a built-in window function, else an
 // aggregate SQL function (§16) over a running frame.
 Status window_values(EvalContext& ctx, const std::string& name, std::span<const Value> args,
-                     std::span<const Value> order_keys, std::vector<Value>* out) {
+                     std::span<const Value> order_keys, ValueBuffer* out) {
   const std::optional<std::string> sql_name = sql_function_name(name);
   if (!sql_name) {
     if (const auto fn = functions::find_window_function(name)) {
@@ -231,8 +232,10 @@ Status window_values(EvalContext& ctx, const std::string& name, std::span<const 
   }
   bool found = false;
   if (ctx.external_functions()) {
+    std::vector<Value> values;
     DATALOG_RETURN_IF_ERROR(
-        ctx.external_functions()->window(ctx.graph(), sql_name.value_or(name), args, &found, out));
+        ctx.external_functions()->window(ctx.graph(), sql_name.value_or(name), args, &found, &values));
+    out->assign(std::make_move_iterator(values.begin()), std::make_move_iterator(values.end()));
   }
   if (!found) return functions::check_window_function(name);
   return Status::OK();
@@ -240,7 +243,7 @@ Status window_values(EvalContext& ctx, const std::string& name, std::span<const 
 
 // Window values for every row of rel, in rel's order (LANGUAGE.md §14).
 Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::size_t elem,
-               std::vector<Value>* out) {
+               ValueBuffer* out) {
   const auto& f = q.find[elem];
   // Minigraf's refusals (count-distinct with :over ...) come first; unknown names may be SQL's.
   if (functions::is_known_aggregate(f.function) && !functions::find_window_function(f.function)) {
@@ -259,17 +262,23 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::
     partitions[part_col >= 0 ? rel.rows[r][static_cast<std::size_t>(part_col)] : Value::nil()].push_back(r);
   }
   out->assign(rel.rows.size(), Value::nil());
+  // A partition's keys and arguments, as large as the relation: allocated as relation cells are
+  // (large_buffer_allocator.h), and reused from partition to partition.
+  ValueBuffer keys, args, sorted_keys, values;
   for (const auto& [key, members] : partitions) {
-    std::vector<Value> keys;
+    keys.clear();
+    keys.reserve(members.size());
     for (std::size_t r : members) keys.push_back(rel.rows[r][static_cast<std::size_t>(order_col)]);
     const auto order = functions::window_sort_order(keys, spec.order == ast::Order::Desc);
-    std::vector<Value> args, sorted_keys;
+    args.clear();
+    sorted_keys.clear();
+    args.reserve(order.size());
+    sorted_keys.reserve(order.size());
     for (std::size_t o : order) {
       const std::size_t r = members[o];
       args.push_back(arg_col >= 0 ? rel.rows[r][static_cast<std::size_t>(arg_col)] : Value::nil());
       sorted_keys.push_back(keys[o]);
     }
-    std::vector<Value> values;
     DATALOG_RETURN_IF_ERROR(window_values(ctx, f.function, args, sorted_keys, &values));
     for (std::size_t k = 0; k < order.size() && k < values.size(); ++k) {
       (*out)[members[order[k]]] = values[k];
@@ -310,7 +319,7 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
     }
   }
   const Relation& source = has_aggregate ? base : bindings;
-  std::vector<std::vector<Value>> window_values(q.find.size());
+  std::vector<ValueBuffer> window_values(q.find.size());
   if (has_window) {
     for (std::size_t i = 0; i < q.find.size(); ++i) {
       if (q.find[i].kind == Kind::Window) DATALOG_RETURN_IF_ERROR(windows(ctx, q, source, i, &window_values[i]));

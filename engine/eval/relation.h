@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/eval/large_buffer_allocator.h"
+#include "engine/large_buffer_allocator.h"
 #include "engine/value.h"
 
 namespace datalog::eval {

@@ -17,8 +17,8 @@ namespace datalog::functions {
 namespace {
 
 // Non-numbers are skipped (Minigraf's window step ignores them; only the aggregate errors).
-std::vector<Value> running_sum(std::span<const Value> args) {
-  std::vector<Value> out;
+ValueBuffer running_sum(std::span<const Value> args) {
+  ValueBuffer out;
   out.reserve(args.size());
   NumberSum sum;
   for (const Value& v : args) {
@@ -28,8 +28,8 @@ std::vector<Value> running_sum(std::span<const Value> args) {
   return out;
 }
 
-std::vector<Value> running_count(std::span<const Value> args) {
-  std::vector<Value> out;
+ValueBuffer running_count(std::span<const Value> args) {
+  ValueBuffer out;
   out.reserve(args.size());
   std::int64_t count = 0;
   for (const Value& v : args) {
@@ -41,8 +41,8 @@ std::vector<Value> running_count(std::span<const Value> args) {
 
 // A value replaces the best only when strictly better and comparable with it (Minigraf's
 // value_lt), so the first of equal values stays.
-std::vector<Value> running_extreme(std::span<const Value> args, bool is_min) {
-  std::vector<Value> out;
+ValueBuffer running_extreme(std::span<const Value> args, bool is_min) {
+  ValueBuffer out;
   out.reserve(args.size());
   std::optional<Value> best;
   for (const Value& v : args) {
@@ -54,8 +54,8 @@ std::vector<Value> running_extreme(std::span<const Value> args, bool is_min) {
   return out;
 }
 
-std::vector<Value> running_avg(std::span<const Value> args) {
-  std::vector<Value> out;
+ValueBuffer running_avg(std::span<const Value> args) {
+  ValueBuffer out;
   out.reserve(args.size());
   double sum = 0.0;
   std::int64_t count = 0;
@@ -71,8 +71,8 @@ std::vector<Value> running_avg(std::span<const Value> args) {
 
 // A tie is structural equality of the order keys, which is exactly equivalence under
 // compare_for_order, so tied rows are adjacent after window_sort_order.
-std::vector<Value> ranks(std::span<const Value> keys, bool dense) {
-  std::vector<Value> out;
+ValueBuffer ranks(std::span<const Value> keys, bool dense) {
+  ValueBuffer out;
   out.reserve(keys.size());
   std::int64_t rank = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -84,8 +84,8 @@ std::vector<Value> ranks(std::span<const Value> keys, bool dense) {
   return out;
 }
 
-std::vector<Value> row_numbers(std::size_t n) {
-  std::vector<Value> out;
+ValueBuffer row_numbers(std::size_t n) {
+  ValueBuffer out;
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     out.push_back(Value::integer(static_cast<std::int64_t>(i) + 1));
@@ -93,8 +93,8 @@ std::vector<Value> row_numbers(std::size_t n) {
 }
 
 // offset -1: lag (previous row); +1: lead (next row).
-std::vector<Value> shifted(std::span<const Value> args, std::ptrdiff_t offset) {
-  std::vector<Value> out;
+ValueBuffer shifted(std::span<const Value> args, std::ptrdiff_t offset) {
+  ValueBuffer out;
   out.reserve(args.size());
   const auto n = static_cast<std::ptrdiff_t>(args.size());
   for (std::ptrdiff_t i = 0; i < n; ++i) {
@@ -145,7 +145,7 @@ std::vector<std::size_t> window_sort_order(std::span<const Value> keys, bool des
   return order;
 }
 
-std::vector<Value> evaluate_window(WindowFunction fn, std::span<const Value> args,
+ValueBuffer evaluate_window(WindowFunction fn, std::span<const Value> args,
                                    std::span<const Value> order_keys) {
   assert(!window_function_takes_argument(fn) || args.size() == order_keys.size());
   switch (fn) {

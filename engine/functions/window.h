@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "engine/functions/compare.h"
+#include "engine/large_buffer_allocator.h"
 #include "engine/status.h"
 #include "engine/value.h"
 
@@ -59,7 +60,7 @@ std::vector<std::size_t> window_sort_order(std::span<const Value> keys, bool des
 // One value per row, for rows already in window order. `order_keys` holds every row's
 // order-by key and gives the row count; `args` holds the function's argument per row (same
 // size), or is empty for rank, dense-rank and row-number.
-std::vector<Value> evaluate_window(WindowFunction fn, std::span<const Value> args,
-                                   std::span<const Value> order_keys);
+ValueBuffer evaluate_window(WindowFunction fn, std::span<const Value> args,
+                            std::span<const Value> order_keys);
 
 }  // namespace datalog::functions

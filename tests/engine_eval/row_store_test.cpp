@@ -98,6 +98,7 @@ TEST_CASE("row store: moved and recycled stores start clean", "[relation]") {
 
 TEST_CASE("large buffer allocator: small blocks from new, large ones mapped on huge-page bounds",
           "[relation]") {
+  release_kept_large_blocks();
   LargeBufferAllocator<Value> alloc;
   const std::size_t small = kLargeBlockBytes / sizeof(Value) / 2;
   const std::size_t large = kLargeBlockBytes / sizeof(Value) * 3;
@@ -110,6 +111,34 @@ TEST_CASE("large buffer allocator: small blocks from new, large ones mapped on h
   CHECK(b[large - 1] == Value::integer(7));
   alloc.deallocate(b, large);
   alloc.deallocate(a, small);
+  CHECK(kept_large_block_bytes() >= large * sizeof(Value));  // kept, not the small one
+
+  // The same size again reuses the kept block; another size maps a new one.
+  Value* again = alloc.allocate(large);
+  CHECK(again == b);
+  CHECK(kept_large_block_bytes() == 0);
+  Value* other = alloc.allocate(large * 2);
+  CHECK(other != b);
+  alloc.deallocate(other, large * 2);
+  alloc.deallocate(again, large);
+  release_kept_large_blocks();
+  CHECK(kept_large_block_bytes() == 0);
+}
+
+TEST_CASE("large buffer allocator: kept blocks stay within their bound, oldest given back first",
+          "[relation]") {
+  release_kept_large_blocks();
+  LargeBufferAllocator<char> alloc;
+  const std::size_t block = std::size_t{8} << 20;
+  std::vector<char*> blocks;
+  for (std::size_t i = 0; i < kMaxKeptBytes / block + 4; ++i) blocks.push_back(alloc.allocate(block));
+  for (char* p : blocks) alloc.deallocate(p, block);
+  CHECK(kept_large_block_bytes() == kMaxKeptBytes);
+  // The newest kept blocks are the ones handed out again.
+  char* reused = alloc.allocate(block);
+  CHECK(reused == blocks.back());
+  alloc.deallocate(reused, block);
+  release_kept_large_blocks();
 }
 
 TEST_CASE("row store: a relation grown past the large-block size keeps its rows", "[relation]") {

@@ -19,11 +19,12 @@ std::vector<Value> keys_for(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) keys.push_back(I(static_cast<std::int64_t>(i)));
   return keys;
 }
+std::vector<Value> as_vector(const datalog::ValueBuffer& values) { return {values.begin(), values.end()}; }
 std::vector<Value> run(WindowFunction fn, const std::vector<Value>& args) {
-  return evaluate_window(fn, args, keys_for(args.size()));
+  return as_vector(evaluate_window(fn, args, keys_for(args.size())));
 }
 std::vector<Value> rank_of(WindowFunction fn, const std::vector<Value>& keys) {
-  return evaluate_window(fn, {}, keys);
+  return as_vector(evaluate_window(fn, {}, keys));
 }
 }  // namespace
 
