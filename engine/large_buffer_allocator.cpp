@@ -1,5 +1,6 @@
 #include "engine/large_buffer_allocator.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -27,7 +28,14 @@ struct KeptBlocks {
 };
 
 KeptBlocks& kept() {
-  static KeptBlocks* k = new KeptBlocks;  // never destroyed: blocks may be freed during exit
+  // Never destroyed: blocks may be freed during exit. A fork while another thread holds the
+  // mutex would leave the child's copy locked for good, so fork waits for it (as malloc's does).
+  static KeptBlocks* k = [] {
+    auto* blocks = new KeptBlocks;
+    ::pthread_atfork([] { kept().mutex.lock(); }, [] { kept().mutex.unlock(); },
+                     [] { kept().mutex.unlock(); });
+    return blocks;
+  }();
   return *k;
 }
 

@@ -2,6 +2,9 @@
 // and relations without columns that still count their rows.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <new>
 #include <string>
@@ -138,6 +141,28 @@ TEST_CASE("large buffer allocator: kept blocks stay within their bound, oldest g
   char* reused = alloc.allocate(block);
   CHECK(reused == blocks.back());
   alloc.deallocate(reused, block);
+  release_kept_large_blocks();
+}
+
+TEST_CASE("large buffer allocator: a forked child takes and gives back blocks", "[relation]") {
+  LargeBufferAllocator<char> alloc;
+  const std::size_t block = kLargeBlockBytes * 2;
+  char* kept_one = alloc.allocate(block);
+  alloc.deallocate(kept_one, block);  // the child inherits a kept block
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    char* p = alloc.allocate(block);
+    p[block - 1] = 1;
+    alloc.deallocate(p, block);
+    char* q = alloc.allocate(block * 2);
+    alloc.deallocate(q, block * 2);
+    ::_exit(p == kept_one ? 0 : 3);
+  }
+  int status = -1;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
   release_kept_large_blocks();
 }
 
