@@ -1,6 +1,8 @@
 #include "lmdb_store/datom_scan.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/key_coding.h"
@@ -122,8 +124,18 @@ Status DatomScan::fill() {
     // Read every record of this fact. The first is decoded straight into the batch, where a fact
     // with one record (the usual case) stays; a longer history is gathered in group_.
     const std::string_view fact = key.substr(0, key.size() - kTxSuffix);
+    // Neighbouring facts mostly differ in their last bytes (AVET's entity, EAVT's value), so
+    // those are compared first, inline; the rest only for a fact with a history.
     auto same_fact = [&fact](std::string_view next_key) {
-      return next_key.size() >= kTxSuffix && next_key.substr(0, next_key.size() - kTxSuffix) == fact;
+      const std::size_t n = fact.size();
+      if (next_key.size() != n + kTxSuffix) return false;
+      if (n >= 8) {
+        std::uint64_t mine = 0, theirs = 0;
+        std::memcpy(&mine, fact.data() + n - 8, 8);
+        std::memcpy(&theirs, next_key.data() + n - 8, 8);
+        if (mine != theirs) return false;
+      }
+      return next_key.substr(0, n) == fact;
     };
     GiantRef giant;
     Datom& first = next_slot();
