@@ -304,8 +304,10 @@ Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth,
     st = apply_pseudo_pattern(ctx_, *p, rel);
     shown_access = "temporal metadata";
   } else if (p) {
+    // The scan holds ?v to v_ranges only where the value position binds it (not a repeat of e).
     const auto* v = as_var(p->v);
-    const bool binds_v = v && !rel.binds(v->name);
+    const auto* e = as_var(p->e);
+    const bool binds_v = v && !rel.binds(v->name) && !(e && e->name == v->name);
     st = apply_pattern(*p, rel, access == "hash", order, v_ranges);
     if (st.ok() && binds_v && !v_ranges.empty()) in_range.push_back(v->name);
     if (access == "hash") shown_access = "hash join (one scan)";
