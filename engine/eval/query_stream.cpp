@@ -126,11 +126,10 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
     value_column_ = static_cast<int>(scope_.vars.size());
     scope_.vars.push_back(v_var->name);
   }
-  bool placed = false;
-  DATALOG_RETURN_IF_ERROR(place_expressions(std::move(expressions),
-                                            v_var && !v_var->is_wildcard() ? &v_var->name : nullptr,
-                                            !filter.v_ranges.empty(), &placed));
-  if (!placed) return Status::OK();
+  if (!place_expressions(std::move(expressions), v_var && !v_var->is_wildcard() ? &v_var->name : nullptr,
+                         !filter.v_ranges.empty())) {
+    return Status::OK();
+  }
   for (const auto& f : query_.find) {
     const int column = scope_.column(f.var.name);
     if (column < 0) return Status::OK();  // the analyzer rejects this; run_query says how
@@ -158,11 +157,10 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
 }
 
 // Orders the expressions so each runs once its inputs are bound (the pattern's variables, then
-// what earlier bindings bind); *placed is false when one waits for a variable nothing here binds,
-// or rebinds a bound one (a join, left to run_query).
-Status QueryStream::place_expressions(std::vector<const ast::ExprClause*> pending,
-                                      const std::string* value_var, bool has_ranges, bool* placed) {
-  *placed = false;
+// what earlier bindings bind); false when one waits for a variable nothing here binds, or
+// rebinds a bound one (a join, left to run_query).
+bool QueryStream::place_expressions(std::vector<const ast::ExprClause*> pending,
+                                    const std::string* value_var, bool has_ranges) {
   std::vector<std::string> inputs;
   while (!pending.empty()) {
     auto ready = std::find_if(pending.begin(), pending.end(), [&](const ast::ExprClause* c) {
@@ -170,12 +168,12 @@ Status QueryStream::place_expressions(std::vector<const ast::ExprClause*> pendin
       expr_variables(c->expr, inputs);
       return std::all_of(inputs.begin(), inputs.end(), [&](const std::string& v) { return scope_.binds(v); });
     });
-    if (ready == pending.end()) return Status::OK();
+    if (ready == pending.end()) return false;
     const ast::ExprClause* c = *ready;
     pending.erase(ready);
     Step step{c};
     if (c->out) {
-      if (scope_.binds(c->out->name)) return Status::OK();
+      if (scope_.binds(c->out->name)) return false;
       step.out_column = static_cast<int>(scope_.vars.size());
       scope_.vars.push_back(c->out->name);
     } else {
@@ -183,8 +181,7 @@ Status QueryStream::place_expressions(std::vector<const ast::ExprClause*> pendin
     }
     steps_.push_back(step);
   }
-  *placed = true;
-  return Status::OK();
+  return true;
 }
 
 Status QueryStream::run_expressions(bool* keep) {

@@ -59,8 +59,8 @@ class QueryStream final : public BindingSource {
   static Status open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                            const RunOptions& options, Shape shape, std::unique_ptr<QueryStream>* out);
   Status start(ast::Query bound, Shape shape, bool* streams);
-  Status place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* value_var,
-                           bool has_ranges, bool* placed);
+  bool place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* value_var,
+                         bool has_ranges);
   Status run_expressions(bool* keep);
 
   // An expression run on every datom, in an order where its inputs are bound.
