@@ -39,29 +39,23 @@ struct Store {
   bool writes_ours() const { return impl != "sqlite"; }
 
   Reader open_reader() const {
-    if (impl == "memory") {
-      Connection db(":memory:", false);
-      db.exec(fmt::format(
-          "CREATE TABLE facts(e INTEGER NOT NULL, a INTEGER NOT NULL, v ANY NOT NULL,"
-          " PRIMARY KEY (e, a, v)) WITHOUT ROWID, STRICT;"
-          "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x + 1 < {})"
-          " INSERT INTO facts SELECT x, 1, x FROM i;",
-          n));
-      Statement read = db.prepare("SELECT v FROM facts WHERE e = 0 AND a = 1");
-      return Reader{std::move(db), std::move(read)};
-    }
-    Connection db = impl == "sqlite" ? Connection(plain_db_path(base), false)
+    const bool plain = impl == "sqlite" || impl == "memory";
+    Connection db = impl == "memory" ? Connection(":memory:", false)
+                    : plain          ? Connection(plain_db_path(base), false)
                                      : Connection(ours_db_path(base), true);
-    if (impl == "sqlite") {
-      Statement read = db.prepare("SELECT v FROM facts WHERE e = 0 AND a = 1");
-      return Reader{std::move(db), std::move(read)};
+    std::string query = "SELECT * FROM qpoint";
+    if (plain) query = "SELECT v FROM facts WHERE e = 0 AND a = 1";
+    if (impl == "memory") {
+      create_plain_schema(db);
+      db.exec(fmt::format(
+          "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x + 1 < {})"
+          " INSERT INTO facts(e, a, v, tx, valid_from) SELECT x, 1, x, 1, 0 FROM i;",
+          n));
+    } else if (impl == "temp") {
+      db.exec(fmt::format("CREATE VIRTUAL TABLE temp.qpoint_temp USING datalog_query(g, '{}')", kPointQuery));
+      query = "SELECT * FROM qpoint_temp";
     }
-    if (impl == "named") {
-      Statement read = db.prepare("SELECT * FROM qpoint");
-      return Reader{std::move(db), std::move(read)};
-    }
-    db.exec(fmt::format("CREATE VIRTUAL TABLE temp.qpoint_temp USING datalog_query(g, '{}')", kPointQuery));
-    Statement read = db.prepare("SELECT * FROM qpoint_temp");
+    Statement read = db.prepare(query);
     return Reader{std::move(db), std::move(read)};
   }
 };

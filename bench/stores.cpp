@@ -39,6 +39,11 @@ Connection open_ours(const std::string& base) {
 Connection open_plain(const std::string& base) {
   Connection db(plain_db_path(base), false);
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
+  create_plain_schema(db);
+  return db;
+}
+
+void create_plain_schema(Connection& db) {
   db.exec(
       "CREATE TABLE IF NOT EXISTS attribute(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);"
       "CREATE TABLE IF NOT EXISTS facts(e INTEGER NOT NULL, a INTEGER NOT NULL, v ANY NOT NULL,"
@@ -51,7 +56,6 @@ Connection open_plain(const std::string& base) {
     name.bind(2, std::string(attr_keyword(a)));
     name.run();
   }
-  return db;
 }
 
 double load_ours(Connection& db, const Fixture& f, long long group) {

@@ -24,6 +24,8 @@ std::string plain_db_path(const std::string& base);
 
 Connection open_ours(const std::string& base);   // creates `g` if it does not exist
 Connection open_plain(const std::string& base);  // creates the schema if it does not exist
+// The baseline schema (attribute names, facts and their indexes), where it does not exist yet.
+void create_plain_schema(Connection& db);
 
 // Loads the fixture; every `group` facts form one SQL transaction (one durable commit), so a
 // large setup does not pay one fsync per batch. Returns the seconds taken.
