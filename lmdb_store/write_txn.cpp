@@ -247,6 +247,49 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
   return Status::OK();
 }
 
+// The record of (e, a, v) that sorts last in EAVT: its highest transaction, and in it the
+// highest operation (Retract < Assert < Reassert).
+Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last) {
+  last->reset();
+  std::string& prefix = index_key_;
+  prefix.clear();
+  encode_fact_prefix(prefix, IndexId::Eavt, e, a, v);
+  const std::size_t fact = prefix.size();
+  prefix.append(kTxSuffix + 1, '\xff');  // sorts after every record of the fact
+  MDB_cursor* cursor = nullptr;
+  DATALOG_RETURN_IF_ERROR(index_cursor(IndexId::Eavt, &cursor));
+  MDB_val k = as_val(prefix), val;
+  int rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
+  rc = rc == MDB_NOTFOUND ? mdb_cursor_get(cursor, &k, &val, MDB_LAST)
+                          : (rc == MDB_SUCCESS ? mdb_cursor_get(cursor, &k, &val, MDB_PREV) : rc);
+  if (rc == MDB_NOTFOUND) return Status::OK();
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read eavt");
+  if (as_view(k).substr(0, fact) != std::string_view(prefix).substr(0, fact)) return Status::OK();
+  Datom d;
+  GiantRef giant;
+  if (!decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant)) {
+    return Status(StatusCode::Corrupt, "an eavt record is malformed");
+  }
+  *last = std::move(d);
+  return Status::OK();
+}
+
+Status WriteTxn::has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op,
+                            bool* found) {
+  std::string& prefix = index_key_;
+  prefix.clear();
+  encode_fact_prefix(prefix, IndexId::Eavt, e, a, v);
+  put_u64(prefix, tx);
+  prefix += static_cast<char>(op);
+  MDB_cursor* cursor = nullptr;
+  DATALOG_RETURN_IF_ERROR(index_cursor(IndexId::Eavt, &cursor));
+  MDB_val k = as_val(prefix), val;
+  const int rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
+  if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read eavt");
+  *found = rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == std::string_view(prefix);
+  return Status::OK();
+}
+
 Status WriteTxn::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
                              std::int64_t valid_to) {
   if (!failure_.ok()) return failure_;
@@ -258,9 +301,9 @@ Status WriteTxn::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_
   Status st;
   if (is_giant(v)) st = store_giant(txn(), env_->tables(), v);
   if (st.ok() && retracted_) {
-    std::vector<Datom> retractions;
-    st = find_at_tx(e, a, v, Op::Retract, &retractions);
-    if (st.ok() && !retractions.empty()) d.op = Op::Reassert;
+    bool after_retraction = false;
+    st = has_record(e, a, v, tx_, Op::Retract, &after_retraction);
+    if (st.ok() && after_retraction) d.op = Op::Reassert;
   }
   if (st.ok()) st = write_datom(d);
   if (!st.ok() && st.code() != StatusCode::InvalidArgument) return fail(st);
@@ -270,11 +313,32 @@ Status WriteTxn::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_
 Status WriteTxn::retract_fact(EntityId e, EntityId a, const Value& v) {
   if (!failure_.ok()) return failure_;
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
-  // A retraction cancels reassertions made earlier in this same transaction.
-  std::vector<Datom> reasserted;
-  Status st = find_at_tx(e, a, v, Op::Reassert, &reasserted);
-  for (const Datom& d : reasserted) {
-    if (st.ok()) st = erase_datom(d);
+  // Whether an assertion is visible depends only on the latest retraction before it. When the
+  // fact's latest record is already a retraction (or it has none), no assertion lies between
+  // that retraction and this one, so storing this one would change no view at any time: it is
+  // elided, as Datomic elides redundant datoms. It still consumes the transaction counter.
+  std::optional<Datom> last;
+  Status st = last_record(e, a, v, &last);
+  if (!st.ok()) return fail(st);
+  bool redundant = !last || last->op == Op::Retract;
+  // An assertion that a retraction of its own transaction followed sorts after that retraction.
+  if (last && last->op == Op::Assert) {
+    st = has_record(e, a, v, last->tx, Op::Retract, &redundant);
+    if (!st.ok()) return fail(st);
+  }
+  if (redundant) {
+    ++elided_count_;
+    dirty_ = true;
+    touch();
+    return Status::OK();
+  }
+  // A retraction cancels reassertions made earlier in this same transaction; they sort last.
+  if (last->op == Op::Reassert && last->tx == tx_) {
+    std::vector<Datom> reasserted;
+    st = find_at_tx(e, a, v, Op::Reassert, &reasserted);
+    for (const Datom& d : reasserted) {
+      if (st.ok()) st = erase_datom(d);
+    }
   }
   if (st.ok() && is_giant(v)) st = store_giant(txn(), env_->tables(), v);
   if (st.ok()) st = write_datom(Datom{e, a, v, tx_, Op::Retract, tx_time_ms_, kForever});
@@ -393,7 +457,7 @@ Status WriteTxn::savepoint(int level) {
   MDB_txn* child = nullptr;
   const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
   if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "begin savepoint"));
-  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark()});
+  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark(), elided_count_});
   touch();
   return Status::OK();
 }
@@ -425,6 +489,7 @@ Status WriteTxn::rollback_to(int level) {
     stack_.pop_back();
   }
   datom_count_ = restored.datoms_at_start;
+  elided_count_ = restored.elided_at_start;
   next_chunk_ = restored.chunk_at_start;
   dirty_ = restored.dirty_at_start;
   txn_idents_.undo_to(restored.idents_at_start);
@@ -433,7 +498,7 @@ Status WriteTxn::rollback_to(int level) {
   MDB_txn* child = nullptr;
   const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
   if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "restart savepoint"));
-  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark()});
+  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark(), elided_count_});
   return Status::OK();
 }
 
@@ -449,6 +514,7 @@ Status WriteTxn::rollback_all() {
   discard_pending();
   txn_idents_.clear();
   datom_count_ = 0;
+  elided_count_ = 0;
   next_chunk_ = 0;
   dirty_ = false;
   retracted_ = false;
@@ -484,7 +550,7 @@ Status WriteTxn::commit() {
     if (rc != MDB_SUCCESS) st = status_from_mdb(rc, "commit savepoint");
   }
   const Tables& t = env_->tables();
-  if (st.ok() && datom_count_ > 0) {
+  if (st.ok() && (datom_count_ > 0 || elided_count_ > 0)) {
     std::string header;
     put_i64(header, tx_time_ms_);
     put_u64(header, datom_count_);

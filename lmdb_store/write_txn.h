@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -85,6 +86,7 @@ class WriteTxn {
     std::uint32_t chunk_at_start = 0;
     bool dirty_at_start = false;
     std::size_t idents_at_start = 0;
+    std::uint64_t elided_at_start = 0;
     // Cursors in txn, by IndexId; owned by LMDB, which frees them when txn ends.
     std::array<MDB_cursor*, kIndexCount> cursors{};
     // Per index: whether the last key went in at the end (see put_record), and puts since.
@@ -103,6 +105,8 @@ class WriteTxn {
   Status erase_datom(const Datom& d);
   void remember_found_ident(const Value& name, EntityId id);
   Status find_at_tx(EntityId e, EntityId a, const Value& v, Op op, std::vector<Datom>* found);
+  Status last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last);
+  Status has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op, bool* found);
   Status flush_pending();
   Status rollback_all();
   Status fail(Status st);  // aborts everything after an LMDB error
@@ -118,6 +122,7 @@ class WriteTxn {
   bool dirty_ = false;
   bool retracted_ = false;  // a retraction happened: asserts must look for one at this tx
   std::uint64_t datom_count_ = 0;
+  std::uint64_t elided_count_ = 0;  // retractions not stored: they still consume the counter
   std::uint32_t next_chunk_ = 0;
   std::string pending_log_;
   std::map<EntityId, StatsDelta> pending_stats_;

@@ -34,7 +34,9 @@ void HistoryModel::assert_fact(EntityId e, EntityId a, const Value& v, std::int6
   expect(open_, "assert outside a transaction");
   bool after_retraction = false;
   for (const Operation& op : pending_) {
-    if (op.datom.op == Op::Retract && same_fact(op.datom, e, a, v)) after_retraction = true;
+    if (op.datom.op == Op::Retract && op.stored && same_fact(op.datom, e, a, v)) {
+      after_retraction = true;
+    }
   }
   const Op op = after_retraction ? Op::Reassert : Op::Assert;
   pending_.push_back({Datom{e, a, v, tx_, op, valid_from, valid_to}, next_seq_++});
@@ -42,7 +44,15 @@ void HistoryModel::assert_fact(EntityId e, EntityId a, const Value& v, std::int6
 
 void HistoryModel::retract_fact(EntityId e, EntityId a, const Value& v) {
   expect(open_, "retract outside a transaction");
-  pending_.push_back({Datom{e, a, v, tx_, Op::Retract, tx_time_ms_, kForever}, next_seq_++});
+  const Operation* latest = nullptr;
+  for (const std::vector<Operation>* ops : {&committed_, &pending_}) {
+    for (const Operation& op : *ops) {
+      if (same_fact(op.datom, e, a, v)) latest = &op;
+    }
+  }
+  const bool stored = latest && latest->datom.op != Op::Retract;
+  pending_.push_back(
+      {Datom{e, a, v, tx_, Op::Retract, tx_time_ms_, kForever}, next_seq_++, stored});
 }
 
 void HistoryModel::savepoint(int level) {
@@ -67,7 +77,7 @@ void HistoryModel::commit() {
   if (pending_.empty()) return;  // nothing written: no counter consumed
   std::vector<Datom>& log = logs_[tx_];
   for (Operation& op : pending_) {
-    log.push_back(op.datom);
+    if (op.stored) log.push_back(op.datom);
     committed_.push_back(std::move(op));
   }
   tx_times_[tx_] = tx_time_ms_;

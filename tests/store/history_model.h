@@ -15,8 +15,12 @@
 //    valid_to its data);
 //  - one row per valid-time window (valid_from, valid_to): its latest assertion;
 //  - then valid_from <= valid_at < valid_to, unless any valid time is asked.
-// Visible datoms carry the tx of their assertion and op Reassert when a retraction of the same
-// fact preceded them in their own transaction, Assert otherwise.
+//  - a retraction of a fact whose latest operation is a retraction (or that has none) is not
+//    stored (it changes no view): it is left out of the log, but still consumes the counter and
+//    still counts as the latest retraction when visibility is decided, so the model test checks
+//    that leaving it out changes nothing;
+// Visible datoms carry the tx of their assertion and op Reassert when a stored retraction of the
+// same fact preceded them in their own transaction, Assert otherwise.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +63,7 @@ class HistoryModel {
   struct Operation {
     Datom datom;        // op: Retract, Assert or Reassert as the model decides
     std::uint64_t seq;  // order of the operation in the whole history
+    bool stored = true;  // false: a redundant retraction, absent from the log and the indexes
   };
 
   std::vector<Operation> committed_;
