@@ -3,6 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "fixtures.h"
@@ -40,6 +44,45 @@ void measure_fsync_floor(RunContext& ctx) {
   ctx.results.push_back(timing_record("fsync", "pwrite_4k_fsync", 0, "os", full));
   progress(ctx, fmt::format("fsync floor: fdatasync {:.1f}us fsync {:.1f}us", datasync.median_us,
                             full.median_us));
+}
+
+void measure_commit_io(const std::string& workload, double pages, long long n, RunContext& ctx) {
+  constexpr long long kFilePages = 4096;  // 16 MiB: the writes land on allocated blocks
+  const std::string path = ctx.dir + "/commit-probe";
+  const int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0644);
+  const int meta_fd = fd < 0 ? -1 : ::open(path.c_str(), O_RDWR | O_DSYNC);
+  if (fd < 0 || meta_fd < 0) die("cannot create " + path);
+  char page[4096] = {};
+  for (long long i = 0; i < kFilePages; ++i) {
+    if (::pwrite(fd, page, sizeof page, i * 4096) != static_cast<ssize_t>(sizeof page)) die("pwrite failed");
+  }
+  ::fsync(fd);
+  const long long count = std::max(1LL, std::llround(pages));
+  unsigned long long next = 88172645463325252ULL;  // xorshift: scattered pages, same every run
+  std::vector<off_t> offsets(static_cast<std::size_t>(count));
+  const Timing t = measure(
+      [&] {
+        for (off_t& at : offsets) {
+          next ^= next << 13, next ^= next >> 7, next ^= next << 17;
+          at = static_cast<off_t>(2 + next % (kFilePages - 2)) * 4096;
+        }
+        std::sort(offsets.begin(), offsets.end());  // LMDB writes its dirty pages in page order
+        for (const off_t at : offsets) {
+          if (::pwrite(fd, page, sizeof page, at) != static_cast<ssize_t>(sizeof page)) die("pwrite failed");
+        }
+        ::fdatasync(fd);
+        if (::pwrite(meta_fd, page, 120, 32) != 120) die("pwrite failed");
+        return 1LL;
+      },
+      ctx.writes);
+  ::close(meta_fd);
+  ::close(fd);
+  ::unlink(path.c_str());
+  JsonObject record = timing_record("fsync", workload, n, "os", t);
+  record.add("pages", count);
+  ctx.results.push_back(record);
+  progress(ctx, fmt::format("{}: the I/O of {} pages without LMDB, n={}: {:.1f}us", workload, count, n,
+                            t.median_us));
 }
 
 void measure_open(const std::string& base, long long n, RunContext& ctx) {

@@ -1,8 +1,14 @@
 #include "write_runner.h"
 
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "fixtures.h"
+#include "storage_measures.h"
 #include "stores.h"
 
 namespace bench {
@@ -17,12 +23,38 @@ std::vector<Fact> batch_facts(const char* prefix) {
   return facts;
 }
 
+// Bytes this process has passed to write calls so far (/proc/self/io's wchar).
+long long bytes_written() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  long long value = 0;
+  while (io >> key >> value) {
+    if (key == "wchar:") return value;
+  }
+  return 0;
+}
+
+// Runs `call` under measure(), and also reports the 4 KiB pages it wrote per call.
+Timing measure_writes(const std::function<long long()>& call, RunContext& ctx, double* pages) {
+  long long calls = 0;
+  const long long before = bytes_written();
+  const Timing t = measure(
+      [&] {
+        ++calls;
+        return call();
+      },
+      ctx.writes);
+  *pages = static_cast<double>(bytes_written() - before) / 4096.0 / static_cast<double>(std::max(calls, 1LL));
+  return t;
+}
+
 void record_pair(const std::string& group, const std::string& name, long long n,
                  const Timing& ours, const Timing& plain, long long facts_per_call,
-                 RunContext& ctx) {
+                 RunContext& ctx, double pages_per_call = 0) {
   for (const auto& [impl, t] : {std::pair<std::string, const Timing&>{"exec", ours}, {"sqlite", plain}}) {
     JsonObject record = timing_record(group, name, n, impl, t);
     record.add("facts_per_call", facts_per_call);
+    if (impl == "exec" && pages_per_call > 0) record.add("pages_per_call", pages_per_call);
     record.add("facts_per_s", static_cast<double>(facts_per_call) / (t.median_us * 1e-6));
     ctx.results.push_back(record);
   }
@@ -49,13 +81,17 @@ void run_write_workloads(long long n, Connection& ours, Connection& plain, RunCo
 
   const std::string single = "(transact [[:ebench :val 0]])";
   exec.bind(1, single);
-  const Timing single_ours = measure([&] { return exec.run(); }, ctx.writes);
+  double single_pages = 0;
+  const Timing single_ours = measure_writes([&] { return exec.run(); }, ctx, &single_pages);
   const Timing single_plain = measure([&] { return plain_write(upsert, kBenchEntity, 0); }, ctx.writes);
-  record_pair("insert", "single_fact", n, single_ours, single_plain, 1, ctx);
+  record_pair("insert", "single_fact", n, single_ours, single_plain, 1, ctx, single_pages);
+  // The same I/O without LMDB: what a commit that writes that many pages costs on this disk.
+  measure_commit_io("commit_io_single_fact", single_pages, n, ctx);
 
   const std::vector<Fact> inserts = batch_facts(":eb");
   exec.bind(1, facts_command("transact", inserts, 0, inserts.size()));
-  const Timing batch_ours = measure([&] { return exec.run(); }, ctx.writes);
+  double batch_pages = 0;
+  const Timing batch_ours = measure_writes([&] { return exec.run(); }, ctx, &batch_pages);
   const Timing batch_plain = measure(
       [&] {
         plain.exec("BEGIN");
@@ -64,7 +100,8 @@ void run_write_workloads(long long n, Connection& ours, Connection& plain, RunCo
         return kBatch;
       },
       ctx.writes);
-  record_pair("insert", "batch_100", n, batch_ours, batch_plain, kBatch, ctx);
+  record_pair("insert", "batch_100", n, batch_ours, batch_plain, kBatch, ctx, batch_pages);
+  measure_commit_io("commit_io_batch_100", batch_pages, n, ctx);
 
   exec.bind(1, single);
   const Timing explicit_ours = measure(
@@ -92,7 +129,8 @@ void run_write_workloads(long long n, Connection& ours, Connection& plain, RunCo
 
   const std::vector<Fact> retracts = batch_facts(":e");
   exec.bind(1, facts_command("retract", retracts, 0, retracts.size()));
-  const Timing rbatch_ours = measure([&] { return exec.run(); }, ctx.writes);
+  double rbatch_pages = 0;
+  const Timing rbatch_ours = measure_writes([&] { return exec.run(); }, ctx, &rbatch_pages);
   const Timing rbatch_plain = measure(
       [&] {
         plain.exec("BEGIN");
@@ -101,7 +139,7 @@ void run_write_workloads(long long n, Connection& ours, Connection& plain, RunCo
         return kBatch;
       },
       ctx.writes);
-  record_pair("retract", "batch_100", n, rbatch_ours, rbatch_plain, kBatch, ctx);
+  record_pair("retract", "batch_100", n, rbatch_ours, rbatch_plain, kBatch, ctx, rbatch_pages);
 }
 
 }  // namespace bench
