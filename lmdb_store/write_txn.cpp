@@ -29,6 +29,15 @@ std::size_t counted_prefix(IndexId index, std::size_t key_size) {
   return 0;
 }
 
+// The EAVT key prefix of (e, a, v)'s records made by op in transaction tx; replaces out.
+void encode_fact_op_prefix(std::string& out, EntityId e, EntityId a, const Value& v,
+                           std::uint64_t tx, Op op) {
+  out.clear();
+  encode_fact_prefix(out, IndexId::Eavt, e, a, v);
+  put_u64(out, tx);
+  out += static_cast<char>(op);
+}
+
 // How often put_record tries MDB_APPEND again after LMDB refused one.
 constexpr std::uint32_t kAppendRetry = 64;
 
@@ -225,9 +234,7 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
                             std::vector<Datom>* found) {
   found->clear();
   std::string prefix;
-  encode_fact_prefix(prefix, IndexId::Eavt, e, a, v);
-  put_u64(prefix, tx_);
-  prefix += static_cast<char>(op);
+  encode_fact_op_prefix(prefix, e, a, v, tx_, op);
   MDB_cursor* cursor = nullptr;
   int rc = mdb_cursor_open(txn(), env_->tables().eavt, &cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open eavt cursor");
@@ -267,7 +274,8 @@ Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::option
   if (as_view(k).substr(0, fact) != std::string_view(prefix).substr(0, fact)) return Status::OK();
   Datom d;
   GiantRef giant;
-  if (!decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant)) {
+  // Only the transaction and operation are needed: leave the value undecoded.
+  if (!decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant, /*skip_value=*/true)) {
     return Status(StatusCode::Corrupt, "an eavt record is malformed");
   }
   *last = std::move(d);
@@ -277,10 +285,7 @@ Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::option
 Status WriteTxn::has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op,
                             bool* found) {
   std::string& prefix = index_key_;
-  prefix.clear();
-  encode_fact_prefix(prefix, IndexId::Eavt, e, a, v);
-  put_u64(prefix, tx);
-  prefix += static_cast<char>(op);
+  encode_fact_op_prefix(prefix, e, a, v, tx, op);
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(IndexId::Eavt, &cursor));
   MDB_val k = as_val(prefix), val;
