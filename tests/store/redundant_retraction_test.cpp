@@ -1,7 +1,6 @@
 // Retractions that change no view are not stored (write_txn.cpp, retract_fact), yet every view
 // reads as if they were, and they still consume the transaction counter.
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -12,17 +11,8 @@
 namespace datalog::store::testing {
 namespace {
 
-constexpr auto kBusyTimeout = std::chrono::milliseconds(5'000);
 constexpr EntityId kE = 1;
 constexpr EntityId kA = 10;
-
-std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
-  std::unique_ptr<WriteTxn> w;
-  const Status st = WriteTxn::begin(env, kBusyTimeout, &w);
-  INFO(describe(st));
-  REQUIRE(st.ok());
-  return w;
-}
 
 std::size_t eavt_records(GraphEnv& env) {
   ReadSnapshot r(env);

@@ -2,7 +2,6 @@
 // was written since the savepoint — index records, the log and statistics — and a release keeps
 // it, at every nesting level.
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -13,7 +12,6 @@
 namespace datalog::store::testing {
 namespace {
 
-constexpr auto kBusyTimeout = std::chrono::milliseconds(5'000);
 constexpr EntityId kA = 20;
 
 Datom fact(EntityId e, std::uint64_t tx, std::int64_t vf = 0) {
@@ -44,12 +42,6 @@ std::vector<std::string> logged(GraphEnv& env, std::uint64_t tx) {
 std::vector<std::string> committed(GraphEnv& env) {
   ReadSnapshot r(env);
   return as_sorted_text(scan_all(env, r.txn(), IndexId::Eavt, any_time()));
-}
-
-std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
-  std::unique_ptr<WriteTxn> w;
-  require_ok(WriteTxn::begin(env, kBusyTimeout, &w));
-  return w;
 }
 
 TEST_CASE("savepoints: rollback_to discards what was written since, release keeps it",

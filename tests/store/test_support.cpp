@@ -216,11 +216,17 @@ std::vector<std::string> as_sorted_text(const std::vector<Datom>& datoms) {
   return out;
 }
 
-std::uint64_t commit_facts(const std::shared_ptr<GraphEnv>& env, const std::vector<Datom>& facts) {
+std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
   std::unique_ptr<WriteTxn> w;
-  Status st = WriteTxn::begin(env, kTestBusyTimeout, &w);
+  const Status st = WriteTxn::begin(env, kTestBusyTimeout, &w);
   INFO(describe(st));
   REQUIRE(st.ok());
+  return w;
+}
+
+std::uint64_t commit_facts(const std::shared_ptr<GraphEnv>& env, const std::vector<Datom>& facts) {
+  std::unique_ptr<WriteTxn> w = begin_write(env);
+  Status st;
   for (const Datom& d : facts) {
     st = d.op == Op::Retract ? w->retract_fact(d.e, d.a, d.v)
                              : w->assert_fact(d.e, d.a, d.v, d.valid_from, d.valid_to);

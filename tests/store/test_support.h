@@ -21,6 +21,7 @@
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
 #include "lmdb_store/visibility.h"
+#include "lmdb_store/write_txn.h"
 
 namespace datalog::store::testing {
 
@@ -84,6 +85,9 @@ void for_each_key(MDB_txn* txn, MDB_dbi dbi, const std::function<void(std::strin
 std::string datom_text(const Datom& d);
 std::vector<std::string> as_sorted_text(const std::vector<Datom>& datoms);
 std::vector<std::string> as_text(const std::vector<Datom>& datoms);  // keeps the order
+
+// Begins a write transaction on env (REQUIREs that it began).
+std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env);
 
 // Asserts every datom in txn and commits; returns the transaction counter used.
 std::uint64_t commit_facts(const std::shared_ptr<GraphEnv>& env, const std::vector<Datom>& facts);

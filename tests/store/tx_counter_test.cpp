@@ -15,17 +15,8 @@
 namespace datalog::store::testing {
 namespace {
 
-constexpr auto kBusyTimeout = std::chrono::milliseconds(5'000);
 constexpr EntityId kA = 10;
 constexpr EntityId kB = 11;
-
-std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
-  std::unique_ptr<WriteTxn> w;
-  const Status st = WriteTxn::begin(env, kBusyTimeout, &w);
-  INFO(describe(st));
-  REQUIRE(st.ok());
-  return w;
-}
 
 GraphStats graph_stats(GraphEnv& env) {
   ReadSnapshot r(env);

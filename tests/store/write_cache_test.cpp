@@ -3,7 +3,6 @@
 // never outlive the savepoint level it came from: a rolled-back ident never comes back and
 // never reaches the shared cache, and writes after a rollback or release land where they should.
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <optional>
 #include <string>
 #include <thread>
@@ -19,14 +18,7 @@
 namespace datalog::store::testing {
 namespace {
 
-constexpr auto kBusyTimeout = std::chrono::milliseconds(5'000);
 constexpr EntityId kA = 20;
-
-std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
-  std::unique_ptr<WriteTxn> w;
-  require_ok(WriteTxn::begin(env, kBusyTimeout, &w));
-  return w;
-}
 
 EntityId ident(WriteTxn& w, std::string_view name) {
   EntityId id = 0;
