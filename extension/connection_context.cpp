@@ -35,12 +35,14 @@ std::string quote_identifier(const std::string& s) {
 }  // namespace
 
 void ConnectionContext::register_table(const std::string& schema, const std::string& table,
-                                       const std::shared_ptr<GraphSession>& session) {
-  tables_[lower(schema + "." + table)] = session;
+                                       const void* owner, const std::shared_ptr<GraphSession>& session) {
+  tables_[lower(schema + "." + table)] = RegisteredTable{owner, session};
 }
 
-void ConnectionContext::unregister_table(const std::string& schema, const std::string& table) {
-  tables_.erase(lower(schema + "." + table));
+void ConnectionContext::unregister_table(const std::string& schema, const std::string& table,
+                                         const void* owner) {
+  const auto it = tables_.find(lower(schema + "." + table));
+  if (it != tables_.end() && it->second.owner == owner) tables_.erase(it);
 }
 
 std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::string& name,
@@ -54,7 +56,7 @@ std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::str
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto it = tables_.find(key);
     if (it != tables_.end()) {
-      if (auto session = it->second.lock()) return session;
+      if (auto session = it->second.session.lock()) return session;
     }
     if (attempt == 1) break;
     // SQLite connects a virtual table on first use: use it once, without reading anything.

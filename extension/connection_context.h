@@ -26,13 +26,21 @@ class ConnectionContext {
                                             std::chrono::milliseconds busy_timeout);
 
   // Store tables by name, so SQL functions can name a graph by its table ("g" or "main.g").
-  void register_table(const std::string& schema, const std::string& table,
+  // owner is the table object: after a schema change (another connection's DDL) SQLite
+  // connects a new object first and disconnects the stale one later, and that late
+  // disconnect must not remove the new object's entry.
+  void register_table(const std::string& schema, const std::string& table, const void* owner,
                       const std::shared_ptr<GraphSession>& session);
-  void unregister_table(const std::string& schema, const std::string& table);
+  void unregister_table(const std::string& schema, const std::string& table, const void* owner);
   // The session of the store table `name` ("table" or "schema.table"); connects the table first
   // when SQLite has not yet. On failure returns null with a message in *error.
   std::shared_ptr<GraphSession> session_of_table(const std::string& name, std::string* error,
                                                  std::string* qualified = nullptr);
+
+  // Whether the application allowed graphs outside the database's folder on this connection
+  // (datalog_allow_graph_paths; extension/graph_path.h).
+  bool any_graph_path() const { return any_graph_path_; }
+  void allow_any_graph_path(bool allow) { any_graph_path_ = allow; }
 
   // The temporary graph of table `schema.table` of a database without a file, if made before.
   std::string temp_graph_path(const std::string& qualified_table) const;
@@ -41,9 +49,14 @@ class ConnectionContext {
 
  private:
   sqlite3* db_;
+  bool any_graph_path_ = false;
   std::map<const store::GraphEnv*, std::weak_ptr<GraphSession>> sessions_;
   std::map<std::string, std::shared_ptr<store::GraphEnv>> temp_graphs_;
-  std::map<std::string, std::weak_ptr<GraphSession>> tables_;  // "schema.table" (lowercase)
+  struct RegisteredTable {
+    const void* owner;
+    std::weak_ptr<GraphSession> session;
+  };
+  std::map<std::string, RegisteredTable> tables_;  // "schema.table" (lowercase)
 };
 
 }  // namespace datalog::ext

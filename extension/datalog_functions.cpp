@@ -69,7 +69,11 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
     SqlFunctions sql_functions(db);
     SessionScriptHost host(db, *session, table);
     std::vector<CommandOutcome> outcomes;
-    const Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions), &outcomes);
+    Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions), &outcomes);
+    // The last check before the commit point: an interrupt that came while the script ran fails
+    // the statement, so the script must not have written anything.
+    if (st.ok() && probe.interrupted()) st = Status(StatusCode::Interrupted, "interrupted");
+    if (st.ok()) st = host.commit();
     if (!st.ok()) return fail(ctx, st);
     std::unique_ptr<GraphReading> names;
     GraphReading::open(*session, &names);
@@ -142,9 +146,26 @@ void datalog_drop_rule(sqlite3_context* ctx, int, sqlite3_value** argv) {
       const Status ended = host.end_write(st.ok());
       if (st.ok()) st = ended;
     }
+    InterruptProbe probe(sqlite3_context_db_handle(ctx));
+    if (st.ok() && probe.interrupted()) st = Status(StatusCode::Interrupted, "interrupted");
+    if (st.ok()) st = host.commit();
     if (!st.ok()) return fail(ctx, st);
     sqlite3_result_int(ctx, removed);
   });
+}
+
+// datalog_allow_graph_paths(on): whether store tables connected from now on may open graphs
+// outside their database's folder (extension/graph_path.h). Direct-only, so a schema cannot
+// call it. Returns the setting before the call.
+void datalog_allow_graph_paths(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
+  const bool before = context->any_graph_path();
+  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
+    sqlite3_result_error(ctx, "datalog: datalog_allow_graph_paths takes 1 (allow) or 0 (refuse)", -1);
+    return;
+  }
+  context->allow_any_graph_path(sqlite3_value_int64(argv[0]) != 0);
+  sqlite3_result_int(ctx, before ? 1 : 0);
 }
 
 }  // namespace
@@ -160,9 +181,11 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_explain", 2, datalog_explain},
       {"datalog_rules", 1, datalog_rules},
       {"datalog_drop_rule", 2, datalog_drop_rule},
+      {"datalog_allow_graph_paths", 1, datalog_allow_graph_paths},
   };
   for (const Fn& f : functions) {
-    // DIRECTONLY: they read and write graph files named by tables, never from a schema object.
+    // DIRECTONLY: they read and write graph files named by tables (or say which may be opened),
+    // never from a schema object.
     const int rc = sqlite3_create_function_v2(db, f.name, f.args, SQLITE_UTF8 | SQLITE_DIRECTONLY,
                                               context, f.fn, nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) return rc;

@@ -33,9 +33,10 @@ class QueryResults {
   QueryResults(const QueryResults&) = delete;
   QueryResults& operator=(const QueryResults&) = delete;
 
-  // Runs query (or starts streaming it) on the session's current state.
+  // Runs query (or starts streaming it) on the session's current state; origin says where the
+  // query comes from, which decides the SQL functions it may call (sql_functions.h).
   Status open(sqlite3* db, GraphSession& session, const ast::Query& query,
-              const eval::QueryInputs& inputs);
+              const eval::QueryInputs& inputs, const QueryOrigin& origin);
   void close();
 
   bool at_end() const { return at_end_; }
@@ -50,7 +51,8 @@ class QueryResults {
  private:
   Status name_of(EntityId id, std::optional<Value>* out);
   Status evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading, const ast::Query& query,
-                  const std::vector<ast::Rule>& rules, const eval::QueryInputs& inputs);
+                  const std::vector<ast::Rule>& rules, const eval::QueryInputs& inputs,
+                  const QueryOrigin& origin);
 
   // While streaming (destroyed in reverse order: the stream before what it reads through).
   std::unique_ptr<GraphReading> reading_;

@@ -39,6 +39,9 @@ struct QueryTable : sqlite3_vtab {
   std::vector<std::string> slots;
   std::vector<ColumnRole> columns;
   ParsedQueries parsed_queries;  // ad hoc
+  // Named queries of a database's schema (not temp) may come from someone else: they call only
+  // the SQL functions a schema may call (sql_functions.h). Ad hoc queries are the caller's own.
+  QueryOrigin origin;
 };
 
 struct QueryCursor : sqlite3_vtab_cursor {
@@ -121,6 +124,9 @@ int named_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sql
     if (!st.ok()) {
       *err = sqlite3_mprintf("datalog: %s", st.message().c_str());
       return SQLITE_ERROR;
+    }
+    if (sqlite3_stricmp(argv[1], "temp") != 0) {
+      table->origin.schema_object = fmt::format("datalog_query table {}.{}", argv[1], argv[2]);
     }
     table->slots = query_slots(table->query);
     std::vector<std::string> taken;
@@ -390,7 +396,7 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       return SQLITE_ERROR;
     }
     sqlite3* db = table->context->db();
-    const Status st = c->results.open(db, *session, *query, inputs);
+    const Status st = c->results.open(db, *session, *query, inputs, table->origin);
     return report(cur->pVtab, st);
   });
 }

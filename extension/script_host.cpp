@@ -35,14 +35,12 @@ Status SessionScriptHost::begin_write(GraphWriter** writer) {
     DATALOG_RETURN_IF_ERROR(enlist());
     w = session_.writer();
   }
-  if (w) {
-    DATALOG_RETURN_IF_ERROR(w->savepoint(kPrivateSavepoint));
-    own_transaction_ = false;
-  } else {
+  if (!w) {
     DATALOG_RETURN_IF_ERROR(session_.begin_write());
     w = session_.writer();
     own_transaction_ = true;
   }
+  DATALOG_RETURN_IF_ERROR(w->savepoint(kPrivateSavepoint));
   writer_access_.emplace(session_.env(), *w);
   *writer = &*writer_access_;
   return Status::OK();
@@ -50,20 +48,21 @@ Status SessionScriptHost::begin_write(GraphWriter** writer) {
 
 Status SessionScriptHost::end_write(bool success) {
   writer_access_.reset();
-  if (own_transaction_) {
-    own_transaction_ = false;
-    if (!success) {
-      session_.rollback();
-      return Status::OK();
-    }
-    const Status st = session_.commit();
-    if (!st.ok()) session_.rollback();
-    return st;
-  }
   store::WriteTxn* w = session_.writer();
   if (!w) return Status::OK();
   if (!success) DATALOG_RETURN_IF_ERROR(w->rollback_to(kPrivateSavepoint));
-  return w->release(kPrivateSavepoint);
+  DATALOG_RETURN_IF_ERROR(w->release(kPrivateSavepoint));
+  // In autocommit mode each command is a graph transaction of its own; commit() ends them all.
+  return own_transaction_ ? w->next_transaction() : Status::OK();
+}
+
+Status SessionScriptHost::commit() {
+  if (!own_transaction_) return Status::OK();
+  own_transaction_ = false;
+  reading_.reset();
+  const Status st = session_.commit();
+  if (!st.ok()) session_.rollback();
+  return st;
 }
 
 Status SessionScriptHost::reader(GraphReader** reader) {

@@ -4,9 +4,11 @@
 //   graph's store table is enlisted in it (so COMMIT commits the graph, ROLLBACK discards it,
 //   savepoints nest), and each command runs inside a private savepoint, so a failing command
 //   undoes only itself and the error reaches the caller.
-// - In autocommit mode: each transact / retract / rule is its own graph transaction, committed
-//   when the command ends — one transaction counter per command, as in Minigraf, so `:as-of N`
-//   in a script means what it means there.
+// - In autocommit mode: each transact / retract / rule is a graph transaction of its own — one
+//   transaction counter per command, as in Minigraf, so `:as-of N` in a script means what it
+//   means there — but nothing is committed until the caller calls commit() after its last
+//   check (an interrupt included). Any error before that, or a host destroyed without it,
+//   leaves the graph as it was: an error never means "partly written".
 #pragma once
 
 #include <memory>
@@ -29,6 +31,9 @@ class SessionScriptHost final : public ScriptHost {
   Status begin_write(GraphWriter** writer) override;
   Status end_write(bool success) override;
   Status reader(GraphReader** reader) override;
+  // Commits what the commands wrote in autocommit mode (nothing to do inside a transaction,
+  // whose COMMIT commits them).
+  Status commit();
   // A reader that stays valid until the next call (for naming entities in results).
   GraphReader* last_reader() { return reading_ ? &reading_->access() : nullptr; }
 

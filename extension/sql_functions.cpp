@@ -78,20 +78,56 @@ Status SqlFunctions::overloads(const std::string& name, const std::vector<Overlo
   if (it == overloads_.end()) {
     sqlite3_stmt* stmt = nullptr;
     DATALOG_RETURN_IF_ERROR(statement(
-        "SELECT type, narg FROM pragma_function_list WHERE name = ?1 COLLATE NOCASE", &stmt));
+        "SELECT type, narg, flags FROM pragma_function_list WHERE name = ?1 COLLATE NOCASE", &stmt));
     ResetOnExit reset(stmt);
     sqlite3_bind_text(stmt, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
     std::vector<Overload> found;
     int rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
       const auto* type = sqlite3_column_text(stmt, 0);
-      found.push_back({type ? static_cast<char>(type[0]) : '?', sqlite3_column_int(stmt, 1)});
+      found.push_back({type ? static_cast<char>(type[0]) : '?', sqlite3_column_int(stmt, 1),
+                       sqlite3_column_int(stmt, 2)});
     }
     if (rc != SQLITE_DONE) return step_error("pragma_function_list", rc);
     it = overloads_.emplace(name, std::move(found)).first;
   }
   *out = &it->second;
   return Status::OK();
+}
+
+Status SqlFunctions::check_allowed(const std::string& caller, const std::string& name, bool aggregate,
+                                   int arguments) {
+  const std::vector<Overload>* forms = nullptr;
+  DATALOG_RETURN_IF_ERROR(overloads(name, &forms));
+  // SQLite prefers the overload of the exact arity to one that takes any number.
+  const Overload* picked = nullptr;
+  for (const Overload& o : *forms) {
+    if ((o.type == 's') == aggregate) continue;
+    if (o.arguments == arguments) picked = &o;
+    if (o.arguments == -1 && !picked) picked = &o;
+  }
+  if (!picked) return Status::OK();  // not an SQL function of that shape: the call reports it
+  if (picked->flags & SQLITE_DIRECTONLY) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("unsafe use of SQL function {}() in {}: it is direct-only "
+                              "(SQLITE_DIRECTONLY), callable only from SQL or Datalog the "
+                              "application runs itself",
+                              name, caller));
+  }
+  int trusted_schema = 1;
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, -1, &trusted_schema);
+  if (!trusted_schema && !(picked->flags & SQLITE_INNOCUOUS)) {
+    return Status(StatusCode::InvalidArgument,
+                  fmt::format("unsafe use of SQL function {}() in {}: trusted_schema is OFF and the "
+                              "function is not SQLITE_INNOCUOUS",
+                              name, caller));
+  }
+  return Status::OK();
+}
+
+Status SqlFunctions::check_rule_call(const std::string& rule, const std::string& name, std::size_t arity) {
+  return check_allowed(fmt::format("rule '{}' (stored in the graph)", rule), name, false,
+                       static_cast<int>(arity));
 }
 
 Status SqlFunctions::statement(const std::string& sql, sqlite3_stmt** out) {
@@ -141,6 +177,7 @@ Status SqlFunctions::call(GraphReader& graph, const std::string& name, const std
     return Status(StatusCode::InvalidArgument,
                   fmt::format("SQL function '{}' does not take {} argument{}", name, n, n == 1 ? "" : "s"));
   }
+  if (origin_.from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_.schema_object, name, false, n));
   std::string sql = "SELECT " + quoted(name) + "(";
   for (int i = 1; i <= n; ++i) sql += fmt::format("{}?{}", i > 1 ? ", " : "", i);
   sql += ")";
@@ -172,6 +209,7 @@ Status SqlFunctions::make_aggregate(GraphReader& graph, const std::string& name,
     return Status(StatusCode::InvalidArgument,
                   fmt::format("SQL function '{}' runs Datalog itself and cannot be called from Datalog", name));
   }
+  if (origin_.from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_.schema_object, name, true, 1));
   *out = std::make_unique<SqlAccumulator>(*this, graph, name);
   return Status::OK();
 }
@@ -205,6 +243,7 @@ Status SqlFunctions::window(GraphReader& graph, const std::string& name, std::sp
     return Status(StatusCode::InvalidArgument,
                   fmt::format("SQL function '{}' runs Datalog itself and cannot be called from Datalog", name));
   }
+  if (origin_.from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_.schema_object, name, true, 1));
   // A window-capable function computes the running frame in one pass; a plain aggregate is run
   // once per prefix (SQLite refuses OVER for it).
   const std::string sql =

@@ -23,6 +23,13 @@
 // built-in window functions. An aggregate registered without window support (xInverse/xValue)
 // is run over each prefix instead, which costs O(n^2) per partition.
 //
+// Trust (README, "Threat model"): Datalog typed by the application (datalog_exec, datalog_q,
+// datalog_explain, a datalog_query table of the temp schema) may call any function, as SQL may.
+// Datalog that comes from elsewhere may call only what SQLite lets a schema call: never a
+// SQLITE_DIRECTONLY function, and with trusted_schema OFF only SQLITE_INNOCUOUS ones. That is
+// the query of a datalog_query table in a database's schema (checked at each call) and the body
+// of every rule stored in a graph file (checked before the query runs, host_calls.h).
+//
 // One SqlFunctions serves one query evaluation; its statements are prepared on first use and
 // finalized with it. Not thread-safe (neither is the evaluation).
 #pragma once
@@ -38,9 +45,16 @@
 
 namespace datalog::ext {
 
+// Where the query being run comes from. schema_object is empty for Datalog typed by the
+// application; else it names the schema object that holds the query, for messages.
+struct QueryOrigin {
+  std::string schema_object;  // "datalog_query table main.q"
+  bool from_schema() const { return !schema_object.empty(); }
+};
+
 class SqlFunctions final : public eval::ExternalFunctions {
  public:
-  explicit SqlFunctions(sqlite3* db) : db_(db) {}
+  explicit SqlFunctions(sqlite3* db, QueryOrigin origin = {}) : db_(db), origin_(std::move(origin)) {}
   ~SqlFunctions() override;
   SqlFunctions(const SqlFunctions&) = delete;
   SqlFunctions& operator=(const SqlFunctions&) = delete;
@@ -52,6 +66,8 @@ class SqlFunctions final : public eval::ExternalFunctions {
   Status window(GraphReader& graph, const std::string& name, std::span<const Value> args, bool* found,
                 std::vector<Value>* out) override;
 
+  Status check_rule_call(const std::string& rule, const std::string& name, std::size_t arity) override;
+
   // Runs `SELECT f(value) FROM datalog_values(?1)` over values; the aggregate's result.
   Status aggregate_over(GraphReader& graph, const std::string& name, std::span<const Value> values,
                         Value* out);
@@ -61,12 +77,17 @@ class SqlFunctions final : public eval::ExternalFunctions {
   struct Overload {
     char type;
     int arguments;  // -1: any number
+    int flags;      // SQLITE_DIRECTONLY, SQLITE_INNOCUOUS, ...
   };
   Status overloads(const std::string& name, const std::vector<Overload>** out);
+  // Whether Datalog from `caller` may call the overload of name that SQLite would pick for
+  // `arguments` arguments of kind `aggregate` (an aggregate or window) or not (a scalar).
+  Status check_allowed(const std::string& caller, const std::string& name, bool aggregate, int arguments);
   Status statement(const std::string& sql, sqlite3_stmt** out);
   Status step_error(const std::string& name, int rc) const;
 
   sqlite3* db_;
+  QueryOrigin origin_;
   std::unordered_map<std::string, std::vector<Overload>> overloads_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
 };

@@ -135,18 +135,23 @@ store::DatomScan::ReadAhead read_ahead(StoreCursor* c) {
 
 // --- connecting ------------------------------------------------------------------------------
 
+// creating: CREATE VIRTUAL TABLE (xCreate), the only way to make a new graph file. Connecting
+// to a table of an existing schema (xConnect, also run by PRAGMA table_info or .schema on a
+// database from elsewhere) opens an existing graph or fails.
 int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* argv,
-                         sqlite3_vtab** out, char** err) {
+                         sqlite3_vtab** out, char** err, bool creating) {
   auto* context = static_cast<ConnectionContext*>(aux);
   StoreTableOptions options;
   std::string error;
-  if (!parse_store_arguments(db, argv[1], argc - 3, argv + 3, &options, &error)) {
+  if (!parse_store_arguments(db, argv[1], argc - 3, argv + 3, context->any_graph_path(), &options,
+                             &error)) {
     *err = sqlite3_mprintf("datalog: %s", error.c_str());
     return SQLITE_ERROR;
   }
   const std::string qualified = fmt::format("{}.{}", argv[1], argv[2]);
   store::OpenOptions open_options;
   open_options.initial_map_bytes = options.map_bytes;
+  open_options.create = creating;
   std::shared_ptr<store::GraphEnv> env;
   Status st;
   if (options.path.empty()) {
@@ -165,13 +170,18 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
       options.path = templ;
     }
     open_options.delete_on_close = true;
+    open_options.create = true;  // private and empty by nature: no file a schema could name
     st = store::GraphEnv::open(options.path, open_options, &env);
     if (st.ok()) context->keep_temp_graph(qualified, env);
   } else {
     st = store::GraphEnv::open(options.path, open_options, &env);
   }
   if (!st.ok()) {
-    *err = sqlite3_mprintf("datalog: %s", st.message().c_str());
+    const char* hint = !creating && (st.code() == StatusCode::CantOpen || st.code() == StatusCode::NotAGraph)
+                           ? " (table %s: only CREATE VIRTUAL TABLE makes a new graph)"
+                           : "";
+    *err = sqlite3_mprintf(("datalog: %s" + std::string(hint)).c_str(), st.message().c_str(),
+                           qualified.c_str());
     return sqlite_code(st);
   }
   int rc = sqlite3_declare_vtab(db, kSchema);
@@ -185,24 +195,24 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
   table->busy_timeout = options.busy_timeout;
   table->schema = argv[1];
   table->name = argv[2];
-  context->register_table(table->schema, table->name, table->session);
+  context->register_table(table->schema, table->name, table.get(), table->session);
   *out = table.release();
   return SQLITE_OK;
 }
 
 int store_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
                  char** err) {
-  return guarded(nullptr, [&] { return store_connect_common(db, aux, argc, argv, out, err); });
+  return guarded(nullptr, [&] { return store_connect_common(db, aux, argc, argv, out, err, true); });
 }
 
 int store_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
                   char** err) {
-  return guarded(nullptr, [&] { return store_connect_common(db, aux, argc, argv, out, err); });
+  return guarded(nullptr, [&] { return store_connect_common(db, aux, argc, argv, out, err, false); });
 }
 
 int store_disconnect(sqlite3_vtab* vtab) {
   auto* table = static_cast<StoreTable*>(vtab);
-  table->context->unregister_table(table->schema, table->name);
+  table->context->unregister_table(table->schema, table->name, table);
   delete table;
   return SQLITE_OK;
 }
@@ -210,7 +220,7 @@ int store_disconnect(sqlite3_vtab* vtab) {
 int store_destroy(sqlite3_vtab* vtab) {
   auto* table = static_cast<StoreTable*>(vtab);
   table->context->forget_temp_graph(table->qualified_name);  // the graph file itself is kept
-  table->context->unregister_table(table->schema, table->name);
+  table->context->unregister_table(table->schema, table->name, table);
   delete table;
   return SQLITE_OK;
 }
@@ -737,9 +747,9 @@ int store_rollback_to(sqlite3_vtab* vtab, int level) {
 
 int store_rename(sqlite3_vtab* vtab, const char* new_name) {
   auto* table = static_cast<StoreTable*>(vtab);
-  table->context->unregister_table(table->schema, table->name);
+  table->context->unregister_table(table->schema, table->name, table);
   table->name = new_name;
-  table->context->register_table(table->schema, table->name, table->session);
+  table->context->register_table(table->schema, table->name, table, table->session);
   return SQLITE_OK;
 }
 

@@ -1,13 +1,11 @@
 #include "extension/table_arguments.h"
 
-#include <climits>
-#include <cstdlib>
-#include <sys/stat.h>
-
 #include <charconv>
 #include <string_view>
 
 #include <fmt/format.h>
+
+#include "extension/graph_path.h"
 
 namespace datalog::ext {
 
@@ -42,38 +40,10 @@ bool parse_number(std::string_view text, long long* out) {
   return ec == std::errc() && ptr == text.data() + text.size() && *out >= 0;
 }
 
-std::string folder_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
-
-// Whether two paths name one file (by device and inode when both exist, else by text).
-bool same_file(const std::string& a, const std::string& b) {
-  if (a.empty() || b.empty()) return false;
-  struct stat sa {}, sb {};
-  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  }
-  char ra[PATH_MAX], rb[PATH_MAX];
-  const std::string full_a = ::realpath(folder_of(a).empty() ? "." : folder_of(a).c_str(), ra) ? std::string(ra) : a;
-  const std::string full_b = ::realpath(folder_of(b).empty() ? "." : folder_of(b).c_str(), rb) ? std::string(rb) : b;
-  auto base = [](const std::string& p) { return p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1); };
-  return full_a == full_b && base(a) == base(b);
-}
-
 }  // namespace
 
-std::string graph_path_beside(const std::string& database_path) {
-  const auto slash = database_path.rfind('/');
-  const auto dot = database_path.rfind('.');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
-  return (has_extension ? database_path.substr(0, dot) : database_path) + ".graph";
-}
-
 bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char* const* argv,
-                           StoreTableOptions* out, std::string* error) {
-  const char* db_file = sqlite3_db_filename(db, schema);
-  const std::string database_path = db_file ? db_file : "";
+                           bool any_folder, StoreTableOptions* out, std::string* error) {
   std::string file;
   bool file_given = false;
   for (int i = 0; i < argc; ++i) {
@@ -122,19 +92,7 @@ bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char
     *error = "the graph file name is empty";
     return false;
   }
-  if (!file_given) {
-    out->path = database_path.empty() ? std::string() : graph_path_beside(database_path);
-  } else if (file.front() == '/' || database_path.empty()) {
-    out->path = file;
-  } else {
-    out->path = folder_of(database_path) + file;
-  }
-  if (!out->path.empty() && same_file(out->path, database_path)) {
-    *error = fmt::format("the graph file would be the database file itself ('{}'); name another "
-                         "file: USING datalog('other.graph')", out->path);
-    return false;
-  }
-  return true;
+  return resolve_graph_path(db, schema, file, any_folder, &out->path, error);
 }
 
 }  // namespace datalog::ext

@@ -2,8 +2,8 @@
 //
 //   USING datalog                       the graph beside the database: app.db -> app.graph;
 //                                       a private temporary graph for :memory: and temp databases
-//   USING datalog('people.graph')       a path; relative paths are relative to the database's
-//                                       folder (the current directory for :memory:)
+//   USING datalog('people.graph')       a file in the database's folder (graph_path.h says
+//                                       where a graph may be)
 //   USING datalog(file='x.graph', busy_timeout=2000, map_size_mb=1024)
 //     busy_timeout  ms a writer waits for another writer before SQLITE_BUSY (default 5000)
 //     map_size_mb   initial LMDB map size (default 65536; address space, not disk; it grows)
@@ -23,12 +23,10 @@ struct StoreTableOptions {
   std::size_t map_bytes = 0;  // 0: the store's default
 };
 
-// Parses module arguments argv[0..argc) (SQLite's argv[3..]). On failure returns false with a
-// message naming the bad argument.
+// Parses module arguments argv[0..argc) (SQLite's argv[3..]) of a table of `schema`;
+// any_folder: the connection allows graphs outside the database's folder. On failure returns
+// false with a message naming the bad argument.
 bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char* const* argv,
-                           StoreTableOptions* out, std::string* error);
-
-// "app.db" -> "app.graph"; "data/app" -> "data/app.graph".
-std::string graph_path_beside(const std::string& database_path);
+                           bool any_folder, StoreTableOptions* out, std::string* error);
 
 }  // namespace datalog::ext

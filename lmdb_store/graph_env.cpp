@@ -93,6 +93,7 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
   path_ = path;
   owner_pid_ = ::getpid();
   delete_on_close_ = options.delete_on_close;
+  create_ = options.create;
   FileId id;
   off_t size = 0;
   const bool exists = file_id(path, &id, &size);
@@ -103,6 +104,9 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
       return Status(StatusCode::CantOpen, fmt::format("graph path '{}' is a directory", path));
     }
     read_only_ = ::access(path.c_str(), W_OK) != 0;
+    if (size == 0 && !options.create) {
+      return Status(StatusCode::NotAGraph, fmt::format("file '{}' is empty, not a graph", path));
+    }
     if (size > 0 && !looks_like_lmdb(path)) {
       return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
     }
@@ -214,6 +218,9 @@ Status GraphEnv::init_tables() {
     return status_from_mdb(rc, "open graph tables");
   }
   mdb_txn_abort(txn);
+  if (!create_) {
+    return Status(StatusCode::NotAGraph, fmt::format("file '{}' holds no graph tables", path_));
+  }
   if (read_only_) {
     return Status(StatusCode::NotAGraph, fmt::format("file '{}' is empty and read-only", path_));
   }

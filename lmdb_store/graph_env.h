@@ -50,7 +50,9 @@ struct Tables {
 };
 
 struct OpenOptions {
-  bool create = true;                      // create the file when missing
+  // Make a new graph: create the file when missing, or the tables of an empty file. Off, only
+  // an existing graph opens (connecting to a table from a schema must never create files).
+  bool create = true;
   std::size_t initial_map_bytes = 0;       // 0: the default (kDefaultMapBytes or 2x file size)
   bool delete_on_close = false;            // private temporary graphs
 };
@@ -118,6 +120,7 @@ class GraphEnv {
   Tables tables_;
   std::string path_;
   bool read_only_ = false;
+  bool create_ = true;  // OpenOptions::create: may make the tables of an empty LMDB file
   bool delete_on_close_ = false;
   pid_t owner_pid_ = 0;
   int writer_lock_fd_ = -1;

@@ -68,7 +68,7 @@ Status WriteTxn::begin(std::shared_ptr<GraphEnv> env, std::chrono::milliseconds 
     w->abort();
     return st;
   }
-  w->tx_ = last_tx + 1;
+  w->tx_ = w->first_tx_ = last_tx + 1;
   // Wall time never runs backwards across transactions, so `:as-of "ISO"` can binary search.
   w->tx_time_ms_ = std::max(now_ms(), static_cast<std::int64_t>(last_time));
   *out = std::move(w);
@@ -523,6 +523,8 @@ Status WriteTxn::rollback_all() {
   next_chunk_ = 0;
   dirty_ = false;
   retracted_ = false;
+  tx_ = first_tx_;
+  sealed_ = false;
   touch();
   MDB_txn* txn = nullptr;
   const int rc = mdb_txn_begin(env_->env(), nullptr, 0, &txn);
@@ -536,6 +538,41 @@ Status WriteTxn::rollback_all() {
   return Status::OK();
 }
 
+Status WriteTxn::seal_transaction() {
+  if (datom_count_ == 0 && elided_count_ == 0) return Status::OK();
+  const Tables& t = env_->tables();
+  std::string header;
+  put_i64(header, tx_time_ms_);
+  put_u64(header, datom_count_);
+  const std::string key = tx_header_key(tx_);
+  MDB_val k = as_val(key), v = as_val(header);
+  DATALOG_RETURN_IF_ERROR(status_from_mdb(mdb_put(txn(), t.txlog, &k, &v, 0), "write transaction log"));
+  DATALOG_RETURN_IF_ERROR(write_counter(txn(), t.meta, meta_key::kLastTx, tx_));
+  return write_counter(txn(), t.meta, meta_key::kLastTxTime, static_cast<std::uint64_t>(tx_time_ms_));
+}
+
+Status WriteTxn::next_transaction() {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  if (stack_.size() > 1) return Status(StatusCode::Misuse, "next_transaction() inside a savepoint");
+  if (!dirty_) return Status::OK();
+  sealed_ = true;
+  // Rules alone consume no counter (as at commit): the next command keeps this one.
+  if (datom_count_ == 0 && elided_count_ == 0) return Status::OK();
+  Status st = flush_pending();
+  if (st.ok()) st = seal_transaction();
+  if (!st.ok()) return fail(st);
+  ++tx_;
+  tx_time_ms_ = std::max(now_ms(), tx_time_ms_);
+  datom_count_ = 0;
+  elided_count_ = 0;
+  next_chunk_ = 0;
+  dirty_ = false;
+  retracted_ = false;
+  touch();
+  return Status::OK();
+}
+
 Status WriteTxn::commit() {
   if (!failure_.ok()) return failure_;
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
@@ -543,7 +580,7 @@ Status WriteTxn::commit() {
     return Status(StatusCode::Misuse,
                   "a graph transaction must be committed on the thread that began it");
   }
-  if (!dirty_) {  // nothing written: consume no transaction counter
+  if (!dirty_ && !sealed_) {  // nothing written: consume no transaction counter
     abort();
     return Status::OK();
   }
@@ -554,20 +591,7 @@ Status WriteTxn::commit() {
     stack_.pop_back();
     if (rc != MDB_SUCCESS) st = status_from_mdb(rc, "commit savepoint");
   }
-  const Tables& t = env_->tables();
-  if (st.ok() && (datom_count_ > 0 || elided_count_ > 0)) {
-    std::string header;
-    put_i64(header, tx_time_ms_);
-    put_u64(header, datom_count_);
-    const std::string key = tx_header_key(tx_);
-    MDB_val k = as_val(key), v = as_val(header);
-    st = status_from_mdb(mdb_put(txn(), t.txlog, &k, &v, 0), "write transaction log");
-    if (st.ok()) st = write_counter(txn(), t.meta, meta_key::kLastTx, tx_);
-    if (st.ok()) {
-      st = write_counter(txn(), t.meta, meta_key::kLastTxTime,
-                         static_cast<std::uint64_t>(tx_time_ms_));
-    }
-  }
+  if (st.ok()) st = seal_transaction();
   if (!st.ok()) return fail(st);
   const int rc = mdb_txn_commit(stack_.front().txn);
   stack_.clear();

@@ -73,6 +73,11 @@ class WriteTxn {
   Status release(int level);
   Status rollback_to(int level);
 
+  // Seals what was written so far as one graph transaction and goes on under the next counter,
+  // in the same LMDB transaction: each command of a script gets a counter of its own (as in
+  // Minigraf) and the script still commits, or rolls back, whole. No savepoint may be open. A
+  // transaction that wrote nothing is not sealed and keeps its counter.
+  Status next_transaction();
   Status commit();  // writes everything and makes it durable; the WriteTxn is then closed
   void abort();     // discards everything; safe to call more than once
   bool open() const { return !stack_.empty(); }
@@ -108,6 +113,7 @@ class WriteTxn {
   Status last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last);
   Status has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op, bool* found);
   Status flush_pending();
+  Status seal_transaction();  // the log header and counters of transaction tx_
   Status rollback_all();
   Status fail(Status st);  // aborts everything after an LMDB error
   void discard_pending();
@@ -117,7 +123,9 @@ class WriteTxn {
   std::vector<Level> stack_;
   std::thread::id owner_;
   std::uint64_t tx_ = 0;
+  std::uint64_t first_tx_ = 0;  // tx_ at begin; later ones come from next_transaction()
   std::int64_t tx_time_ms_ = 0;
+  bool sealed_ = false;  // next_transaction() sealed a transaction that commit() must keep
   std::uint64_t generation_ = 0;
   bool dirty_ = false;
   bool retracted_ = false;  // a retraction happened: asserts must look for one at this tx

@@ -58,6 +58,9 @@ class ExternalFunctions {
   // args[0..i] (the partition, in window order; nil included).
   virtual Status window(GraphReader& graph, const std::string& name, std::span<const Value> args,
                         bool* found, std::vector<Value>* out) = 0;
+  // Whether the body of stored rule `rule` may call function `name` with `arity` arguments
+  // (host_calls.h); an error says why not. Asked before the query runs.
+  virtual Status check_rule_call(const std::string& rule, const std::string& name, std::size_t arity) = 0;
 };
 
 // `sql/upper` names the SQL function upper even where a built-in has the same name; nullopt

@@ -99,6 +99,17 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
   return call_external(ctx, callee.name, args, out);
 }
 
+}  // namespace
+
+std::optional<std::string> host_function_of(const ast::Expr& e) {
+  EvalContext::Callee callee = resolve_callee(e);
+  using Kind = EvalContext::Callee::Kind;
+  if (callee.kind == Kind::Sql || callee.kind == Kind::External) return std::move(callee.name);
+  return std::nullopt;
+}
+
+namespace {
+
 Status argument_value(EvalContext& ctx, const ast::ExprArg& arg, const Relation& rel,
                       RowView row, std::optional<Value>* out) {
   if (const auto* v = std::get_if<ast::Variable>(&arg)) {

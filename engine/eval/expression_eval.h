@@ -7,6 +7,7 @@
 // zero) drops the row, as in Minigraf; unknown functions and bad arity are query errors.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ namespace datalog::eval {
 
 Status evaluate_clause_expression(EvalContext& ctx, const ast::ExprClause& clause,
                                   const Relation& rel, RowView row, std::vector<Value>* produced);
+
+// The name of the host function (a SQL function, §16) that e calls, or nullopt when e calls a
+// function of the engine. The evaluator resolves calls the same way.
+std::optional<std::string> host_function_of(const ast::Expr& e);
 
 // The variables an expression reads (nested calls included), each once, in order.
 void expr_variables(const ast::Expr& e, std::vector<std::string>& out);

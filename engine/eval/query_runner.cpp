@@ -6,6 +6,7 @@
 
 #include "engine/eval/closure.h"
 #include "engine/eval/find_projector.h"
+#include "engine/eval/host_calls.h"
 #include "engine/eval/magic_sets.h"
 #include "engine/eval/query_stream.h"
 #include "engine/eval/rule_evaluator.h"
@@ -272,6 +273,9 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   for (const auto& f : query.find) result->columns.push_back(f.header);
   result->rows.clear();
   result->trace.steps.clear();
+  if (!rules.empty() && options.external) {
+    DATALOG_RETURN_IF_ERROR(check_rule_host_calls(rules, query.where, *options.external));
+  }
 
   // Aggregates over one scan fold the scan's bindings into groups as they come.
   if (!options.trace && aggregates_only(query)) {

@@ -21,6 +21,8 @@ def main():
     conn = sqlite3.connect(database, isolation_level=None)
     conn.enable_load_extension(True)
     conn.load_extension(extension)
+    # The graph may be in another folder than the database: the application allows that.
+    conn.execute("SELECT datalog_allow_graph_paths(1)")
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog(file='{graph}', "
                  f"busy_timeout={busy})")
 

@@ -68,6 +68,7 @@ def test_absolute_path_and_keyword_arguments(tmp_path):
     target = tmp_path / "abs" / "x.graph"
     target.parent.mkdir()
     conn = connect(tmp_path / "app.db")
+    conn.execute("SELECT datalog_allow_graph_paths(1)")  # a graph outside the database's folder
     conn.execute(
         f"CREATE VIRTUAL TABLE g USING datalog(file='{target}', busy_timeout=100, map_size_mb=16)"
     )

@@ -101,8 +101,9 @@ def test_directory_is_not_a_graph(tmp_path):
         conn.execute("CREATE VIRTUAL TABLE g USING datalog('dir.graph')")
 
 
-def test_graph_deleted_between_connections_is_recreated_empty_or_fails(tmp_path):
-    """The schema names the graph; a reconnect after the file was removed recreates it."""
+def test_graph_deleted_between_connections_fails_and_is_not_recreated(tmp_path):
+    """The schema names the graph; only CREATE VIRTUAL TABLE makes one, so a reconnect after the
+    file was removed fails clearly instead of answering from a new, empty graph."""
     conn = connect(tmp_path / "app.db")
     conn.execute("CREATE VIRTUAL TABLE g USING datalog")
     conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
@@ -110,7 +111,12 @@ def test_graph_deleted_between_connections_is_recreated_empty_or_fails(tmp_path)
     os.remove(tmp_path / "app.graph")
     os.remove(tmp_path / "app.graph-lock")
     conn = connect(tmp_path / "app.db")
-    assert rows(conn, "SELECT count(*) FROM g") == [(0,)]
+    path = tmp_path / "app.graph"
+    with raises_datalog(f"datalog: graph file '{path}' does not exist (table main.g: only CREATE "
+                        "VIRTUAL TABLE makes a new graph)", sqlite3.OperationalError) as caught:
+        conn.execute("SELECT count(*) FROM g")
+    assert caught.value.sqlite_errorname == "SQLITE_CANTOPEN"
+    assert not path.exists() and not (tmp_path / "app.graph-lock").exists()
 
 
 def _make_read_only_graph(folder):

@@ -41,7 +41,7 @@ def expect_line(proc, wanted, timeout=60):
 @pytest.fixture
 def parent(tmp_path):
     conn = connect(tmp_path / "parent.db", timeout=0.1)
-    conn.execute(f"CREATE VIRTUAL TABLE w USING datalog(file='{tmp_path / 'shared.graph'}', "
+    conn.execute("CREATE VIRTUAL TABLE w USING datalog(file='shared.graph', "
                  "busy_timeout=100)")
     yield conn
     conn.close()
@@ -189,8 +189,8 @@ def connect(name):
     conn = sqlite3.connect(os.path.join(folder, name), isolation_level=None)
     conn.enable_load_extension(True)
     conn.load_extension(extension)
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog("
-                 f"file='{os.path.join(folder, 'shared.graph')}', busy_timeout=2000)")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog("
+                 "file='shared.graph', busy_timeout=2000)")
     return conn
 parent = connect("parent.db")
 parent.execute("INSERT INTO w(e, a, v) VALUES (':parent', ':n', 1)")

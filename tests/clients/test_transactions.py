@@ -205,7 +205,7 @@ def test_large_delete_and_update_see_every_row_once(db):
 
 def graph_connection(folder, name, busy_timeout=100):
     conn = connect(folder / f"{name}.db", check_same_thread=False, timeout=0.1)
-    conn.execute(f"CREATE VIRTUAL TABLE w USING datalog(file='{folder / 'shared.graph'}', "
+    conn.execute("CREATE VIRTUAL TABLE w USING datalog(file='shared.graph', "
                  f"busy_timeout={busy_timeout})")
     return conn
 
@@ -354,9 +354,8 @@ def test_busy_timeout_of_the_table_written_applies(tmp_path):
     100 ms, not 5 s."""
     first = graph_connection(tmp_path, "a")
     second = connect(tmp_path / "b.db", check_same_thread=False)
-    graph = tmp_path / "shared.graph"
-    second.execute(f"CREATE VIRTUAL TABLE slow USING datalog(file='{graph}')")
-    second.execute(f"CREATE VIRTUAL TABLE quick USING datalog(file='{graph}', busy_timeout=100)")
+    second.execute("CREATE VIRTUAL TABLE slow USING datalog(file='shared.graph')")
+    second.execute("CREATE VIRTUAL TABLE quick USING datalog(file='shared.graph', busy_timeout=100)")
     first.execute("BEGIN")
     first.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 1)")
     started = time.monotonic()

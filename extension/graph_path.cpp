@@ -1,0 +1,136 @@
+#include "extension/graph_path.h"
+
+#include <climits>
+#include <cstdlib>
+#include <sys/stat.h>
+
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace datalog::ext {
+
+namespace {
+
+// The folder part of a path, with its trailing '/'; empty for a bare file name.
+std::string folder_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+std::string database_file(sqlite3* db, const std::string& schema) {
+  const char* file = sqlite3_db_filename(db, schema.c_str());
+  return file ? file : "";
+}
+
+bool climbs_out(const std::string& file) {
+  std::string_view rest = file;
+  while (!rest.empty()) {
+    const auto slash = rest.find('/');
+    const std::string_view part = rest.substr(0, slash);
+    if (part == "..") return true;
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  return false;
+}
+
+// The canonical form of a folder ("" is the working directory); empty when it does not exist.
+std::string real_folder(const std::string& folder) {
+  char buffer[PATH_MAX];
+  return ::realpath(folder.empty() ? "." : folder.c_str(), buffer) ? std::string(buffer) : std::string();
+}
+
+// Whether path, with symbolic links followed, is a file inside folder (or a folder below it).
+bool stays_inside(const std::string& path, const std::string& folder, std::string* error) {
+  const std::string base = real_folder(folder);
+  const std::string parent = real_folder(folder_of(path));
+  // A missing folder holds no link to follow, and nothing can be made in it: opening the graph
+  // reports it.
+  if (base.empty() || parent.empty()) return true;
+  if (parent != base && parent.rfind(base == "/" ? base : base + "/", 0) != 0) {
+    *error = fmt::format("graph '{}' is outside the database's folder '{}' (through a symbolic link)",
+                         path, base);
+    return false;
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    *error = fmt::format("graph '{}' is a symbolic link", path);
+    return false;
+  }
+  return true;
+}
+
+// Whether two paths name one file (by device and inode when both exist, else by folder and name).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  auto base_name = [](const std::string& p) { return p.substr(folder_of(p).size()); };
+  const std::string folder_a = real_folder(folder_of(a)), folder_b = real_folder(folder_of(b));
+  return !folder_a.empty() && folder_a == folder_b && base_name(a) == base_name(b);
+}
+
+// The file of the connection's databases (and their journals) that path is, if any.
+std::string database_file_named(sqlite3* db, const std::string& path) {
+  std::vector<std::string> files;
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT file FROM pragma_database_list", -1, &stmt, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      const auto* file = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+      if (file && *file) files.emplace_back(file);
+    }
+  }
+  sqlite3_finalize(stmt);
+  for (const std::string& file : files) {
+    for (const char* suffix : {"", "-wal", "-journal", "-shm"}) {
+      if (same_file(path, file + suffix)) return file + suffix;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string graph_path_beside(const std::string& database_path) {
+  const auto slash = database_path.rfind('/');
+  const auto dot = database_path.rfind('.');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  return (has_extension ? database_path.substr(0, dot) : database_path) + ".graph";
+}
+
+bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::string& file,
+                        bool any_folder, std::string* path, std::string* error) {
+  const bool temp = sqlite3_stricmp(schema.c_str(), "temp") == 0;
+  if (file.empty()) {
+    const std::string database = database_file(db, schema);
+    *path = database.empty() ? std::string() : graph_path_beside(database);
+    if (path->empty()) return true;  // a private temporary graph
+  } else {
+    // Relative names are relative to the database's folder; temp's to main's.
+    const std::string folder = folder_of(database_file(db, temp ? "main" : schema));
+    if (!any_folder && (file.front() == '/' || climbs_out(file))) {
+      *error = fmt::format(
+          "graph '{}' must be a file in the database's folder (no absolute path, no '..'), as a "
+          "database's schema may come from someone else; to allow any path on this connection, "
+          "run SELECT datalog_allow_graph_paths(1) first",
+          file);
+      return false;
+    }
+    *path = file.front() == '/' ? file : folder + file;
+    if (!any_folder && !stays_inside(*path, folder, error)) return false;
+  }
+  const std::string clash = database_file_named(db, *path);
+  if (!clash.empty()) {
+    *error = fmt::format("the graph file would be the database file itself ('{}'); name another "
+                         "file: USING datalog('other.graph')",
+                         clash);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace datalog::ext

@@ -1,0 +1,30 @@
+// extension/graph_path.h: where a store table's graph file may be.
+//
+// A table's arguments are stored in the database's schema, and a database file may come from
+// someone else (README, "Threat model"). So the file a table names is confined the way SQLite
+// confines what a schema can do:
+// - A relative name is relative to the folder of the table's database; a table of the temp
+//   schema resolves against the main database, as main's tables do (never the process's
+//   working directory, unless main has no file either).
+// - Unless the application allows any path on its connection (datalog_allow_graph_paths(1),
+//   a direct-only function no schema can call), the graph must stay inside that folder: no
+//   absolute path, no '..', no symbolic link leading out of it.
+// - The graph is never one of the connection's database files or their journals.
+#pragma once
+
+#include <string>
+
+#include "extension/sqlite_api.h"
+
+namespace datalog::ext {
+
+// "app.db" -> "app.graph"; "data/app" -> "data/app.graph".
+std::string graph_path_beside(const std::string& database_path);
+
+// The graph file of a table of `schema` given as `file` (empty: none given). *path is empty for
+// a private temporary graph (a database without a file and no name given). On a refusal returns
+// false with the reason in *error; nothing is touched on disk.
+bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::string& file,
+                        bool any_folder, std::string* path, std::string* error);
+
+}  // namespace datalog::ext
