@@ -394,3 +394,29 @@ def test_schema_change_by_another_process_keeps_datalog_working(tmp_path):
         assert rows(conn, "SELECT datalog_drop_rule('g', 's')") == [(1,)]
         assert rows(conn, "SELECT datalog_explain('g', '(query [:find ?x :where (r ?x)])')"
                     )[0][0].endswith("result: 1 row")
+
+
+# --- what the schema's own views and triggers can reach ------------------------------------------
+
+@pytest.mark.parametrize("use", [
+    "SELECT count(*) FROM g",
+    "SELECT c1 FROM datalog_q('g', '(query [:find ?v :where [_ :n ?v]])')",
+    "SELECT * FROM q",
+    "SELECT datalog_exec('g', '(transact [[:x :n 9]])')",
+    "SELECT datalog_rules('g')",
+    "SELECT datalog_allow_graph_paths(1)",
+])
+def test_views_and_triggers_of_a_schema_reach_no_datalog(tmp_path, use):
+    evil = attacker_database(
+        tmp_path, "CREATE VIRTUAL TABLE g USING datalog",
+        "SELECT datalog_exec('g', '(transact [[:a :n 1]])')",
+        named_query("q", "(query [:find ?v :where [_ :n ?v]])"),
+        "CREATE TABLE t(x)",
+        f"CREATE VIEW v AS {use}",
+        f"CREATE TRIGGER tr AFTER INSERT ON t BEGIN {use}; END")
+    conn = connect(evil)
+    with pytest.raises(sqlite3.OperationalError, match="unsafe use of"):
+        rows(conn, "SELECT * FROM v")
+    with pytest.raises(sqlite3.OperationalError, match="unsafe use of"):
+        conn.execute("INSERT INTO t VALUES (1)")
+    assert rows(conn, "SELECT count(*) FROM g") == [(1,)]

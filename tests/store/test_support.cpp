@@ -216,6 +216,18 @@ std::vector<std::string> as_sorted_text(const std::vector<Datom>& datoms) {
   return out;
 }
 
+std::vector<std::string> committed_datoms(GraphEnv& env) {
+  ReadSnapshot r(env);
+  return as_sorted_text(scan_all(env, r.txn(), IndexId::Eavt, any_time()));
+}
+
+std::optional<TxInfo> committed_tx_info(GraphEnv& env, std::uint64_t tx) {
+  ReadSnapshot r(env);
+  std::optional<TxInfo> info;
+  require_ok(read_tx_info(r.txn(), env.tables(), tx, &info));
+  return info;
+}
+
 std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env) {
   std::unique_ptr<WriteTxn> w;
   const Status st = WriteTxn::begin(env, kTestBusyTimeout, &w);

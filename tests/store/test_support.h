@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
@@ -85,6 +86,11 @@ void for_each_key(MDB_txn* txn, MDB_dbi dbi, const std::function<void(std::strin
 std::string datom_text(const Datom& d);
 std::vector<std::string> as_sorted_text(const std::vector<Datom>& datoms);
 std::vector<std::string> as_text(const std::vector<Datom>& datoms);  // keeps the order
+
+// What a new read snapshot of env shows: every datom ever recorded (as sorted text), and the
+// log header of transaction tx (nullopt when tx was never committed).
+std::vector<std::string> committed_datoms(GraphEnv& env);
+std::optional<TxInfo> committed_tx_info(GraphEnv& env, std::uint64_t tx);
 
 // Begins a write transaction on env (REQUIREs that it began).
 std::unique_ptr<WriteTxn> begin_write(const std::shared_ptr<GraphEnv>& env);

@@ -32,13 +32,6 @@ AttributeStats attribute_stats(GraphEnv& env, EntityId a) {
   return s;
 }
 
-std::optional<TxInfo> tx_info(GraphEnv& env, std::uint64_t tx) {
-  ReadSnapshot r(env);
-  std::optional<TxInfo> info;
-  require_ok(read_tx_info(r.txn(), env.tables(), tx, &info));
-  return info;
-}
-
 std::vector<Datom> tx_datoms(GraphEnv& env, std::uint64_t tx) {
   ReadSnapshot r(env);
   std::vector<Datom> out;
@@ -130,7 +123,7 @@ TEST_CASE("counters: only a transaction that writes a datom consumes a counter",
   }
   auto w = begin_write(env);
   CHECK(w->tx() == 3);
-  CHECK_FALSE(tx_info(*env, 3).has_value());
+  CHECK_FALSE(committed_tx_info(*env, 3).has_value());
 }
 
 TEST_CASE("counters: tx_as_of_time gives the last transaction at or before a time", "[counters]") {
@@ -147,7 +140,7 @@ TEST_CASE("counters: tx_as_of_time gives the last transaction at or before a tim
     if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
   }
   for (int tx = 1; tx <= kCount; ++tx) {
-    const auto info = tx_info(*env, tx);
+    const auto info = committed_tx_info(*env, tx);
     REQUIRE(info.has_value());
     CHECK(info->time_ms == times[tx]);
     CHECK(info->datoms == 1);
@@ -213,7 +206,7 @@ TEST_CASE("counters: read_tx_datoms returns a transaction's datoms in write orde
         as_text({Datom{2, kA, Value::string("gone"), 1, Op::Assert, 5, 10}}));
   CHECK(tx_datoms(*env, 3).empty());
   CHECK(tx_datoms(*env, 0).empty());
-  const auto info = tx_info(*env, tx);
+  const auto info = committed_tx_info(*env, tx);
   REQUIRE(info.has_value());
   CHECK(info->datoms == expected.size());
   CHECK(info->time_ms == time);
@@ -232,7 +225,7 @@ TEST_CASE("counters: a transaction's log spans several chunks", "[counters][log]
   const std::uint64_t tx = commit_facts(env, facts);
   for (Datom& d : facts) d.tx = tx;
   CHECK(as_text(tx_datoms(*env, tx)) == as_text(facts));
-  const auto info = tx_info(*env, tx);
+  const auto info = committed_tx_info(*env, tx);
   REQUIRE(info.has_value());
   CHECK(info->datoms == kDatoms);
 }
