@@ -292,6 +292,7 @@ Status rewrite_for_demand(const std::vector<ast::Clause>& where,
   // The query body is treated like a rule body: calls see the variables earlier clauses bind.
   std::set<std::string> bound;
   std::vector<ast::Clause> rewritten;
+  std::map<std::string, int> demands;           // adorned name -> calls of the query
   std::map<std::string, int> constant_demands;  // adorned name -> calls with constants only
   for (std::size_t idx : sips_order(where, bound)) {
     const ast::Clause& clause = where[idx];
@@ -311,6 +312,7 @@ Status rewrite_for_demand(const std::vector<ast::Clause>& where,
     if (!constants_only) demand.body = rewritten;
     demand.pos = call->pos;
     rewriter.add_demand(std::move(demand), "#query");
+    ++demands[adorned_name(call->name, a)];
     if (constants_only) ++constant_demands[adorned_name(call->name, a)];
     rewritten.push_back(rewriter.demand(*call, a));
     for (const auto& v : clause_binds(clause)) bound.insert(v);
@@ -319,10 +321,11 @@ Status rewrite_for_demand(const std::vector<ast::Clause>& where,
   if (!*applied) return Status::OK();
   rewriter.run();
   // A call whose rule can be factored reads the answers of its demand directly, when the
-  // demand is this call's constants alone (otherwise the answers of several demands mix).
+  // demand is this call's constants alone: answers keep only the free arguments, so the
+  // answers of two demands (two calls, or one with constants and one with a variable) would mix.
   for (auto& clause : rewritten) {
     auto* c = std::get_if<ast::RuleCall>(&clause.node);
-    if (!c || constant_demands[c->name] != 1) continue;
+    if (!c || constant_demands[c->name] != 1 || demands[c->name] != 1) continue;
     const auto hash = c->name.find('#');
     const std::string name = c->name.substr(0, hash);
     const Adornment a = c->name.substr(hash + 1);

@@ -314,12 +314,12 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
     if (rewritten) bound.where = std::move(where);
   }
   RuleEvaluator derived(ctx, rewritten ? demand_rules : rules);
+  for (const auto& [name, set] : closures) derived.provide(name, &set);
   std::set<std::string> needed;
   collect_calls(bound.where, needed);
   for (const auto& [name, set] : closures) needed.erase(name);
   if (!needed.empty()) DATALOG_RETURN_IF_ERROR(derived.derive(needed, trace));
-  DerivedLookup lookup = derived.lookup();
-  for (const auto& [name, set] : closures) lookup.set_full(name, &set);
+  const DerivedLookup& lookup = derived.lookup();
 
   Relation bindings;
   BodyEvaluator body(ctx, lookup, trace);

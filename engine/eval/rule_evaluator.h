@@ -27,6 +27,10 @@ class RuleEvaluator {
  public:
   RuleEvaluator(EvalContext& ctx, const std::vector<ast::Rule>& rules) : ctx_(ctx), rules_(rules) {}
 
+  // Tuples computed elsewhere (a closure walk, closure.h) that bodies call by name: a demand
+  // rule of a later call may read what an earlier call of the query found.
+  void provide(const std::string& name, const TupleSet* set) { lookup_.set_full(name, set); }
+
   // Derives every rule in needed and what they depend on.
   Status derive(const std::set<std::string>& needed, Trace* trace);
   const DerivedLookup& lookup() const { return lookup_; }
