@@ -1,5 +1,7 @@
 #include "engine/script_runner.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/analyzer.h"
@@ -10,7 +12,10 @@ namespace datalog {
 
 namespace {
 
-Status run_write(ScriptHost& host, const ast::Command& cmd, CommandOutcome* outcome) {
+// *tx_time_ms: the wall time of the transaction the command wrote in (its facts' default
+// valid-from).
+Status run_write(ScriptHost& host, const ast::Command& cmd, CommandOutcome* outcome,
+                 std::int64_t* tx_time_ms) {
   GraphWriter* writer = nullptr;
   DATALOG_RETURN_IF_ERROR(host.begin_write(&writer));
   Status st;
@@ -33,6 +38,7 @@ Status run_write(ScriptHost& host, const ast::Command& cmd, CommandOutcome* outc
     if (st.ok()) st = writer->add_rule(StoredRule{rule->name, rule->source});
   }
   outcome->tx = writer->tx();
+  *tx_time_ms = writer->tx_time_ms();
   const Status ended = host.end_write(st.ok());
   return st.ok() ? ended : st;
 }
@@ -75,6 +81,9 @@ Status run_script(ScriptHost& host, std::string_view text, const eval::RunOption
                   std::vector<CommandOutcome>* outcomes) {
   std::vector<ast::Command> commands;
   DATALOG_RETURN_IF_ERROR(parse_script(text, &commands));
+  // A query sees every command before it: "now" (its default valid time) is never earlier than
+  // the default valid-from of what the script wrote, however the clock moved meanwhile.
+  eval::RunOptions query_options = options;
   for (const ast::Command& cmd : commands) {
     CommandOutcome outcome;
     if (const auto* q = std::get_if<ast::QueryCommand>(&cmd)) {
@@ -84,9 +93,11 @@ Status run_script(ScriptHost& host, std::string_view text, const eval::RunOption
       DATALOG_RETURN_IF_ERROR(load_rules(*reader, &rules));
       DATALOG_RETURN_IF_ERROR(check_query_with_rules(q->query, rules));
       outcome.kind = CommandOutcome::Kind::Query;
-      DATALOG_RETURN_IF_ERROR(eval::run_query(*reader, q->query, rules, {}, options, &outcome.result));
+      DATALOG_RETURN_IF_ERROR(eval::run_query(*reader, q->query, rules, {}, query_options, &outcome.result));
     } else {
-      DATALOG_RETURN_IF_ERROR(run_write(host, cmd, &outcome));
+      std::int64_t written_at = query_options.now_ms;
+      DATALOG_RETURN_IF_ERROR(run_write(host, cmd, &outcome, &written_at));
+      query_options.now_ms = std::max(query_options.now_ms, written_at);
     }
     outcomes->push_back(std::move(outcome));
   }
