@@ -90,10 +90,13 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
       *out = functions::call_regex(e.op, *re, args[1 - p]).value;
       return Status::OK();
     }
-    case Kind::Builtin:
+    case Kind::Builtin: {
       if (!callee.builtin->arity.accepts(args.size())) return functions::check_builtin_arity(e.op, args.size());
-      *out = callee.builtin->call(args).value;
+      functions::CallResult r = callee.builtin->call(args);
+      if (r.failed()) return Status(StatusCode::InvalidArgument, std::move(r.error));
+      *out = std::move(r.value);
       return Status::OK();
+    }
     case Kind::External: break;
   }
   return call_external(ctx, callee.name, args, out);

@@ -1,9 +1,11 @@
-// Arithmetic built-ins. Integers wrap on overflow (two's complement, as Minigraf's
-// wrapping_add); any float operand makes the result a float; a zero divisor or a NaN result is
-// a row error.
+// Arithmetic built-ins. An integer result outside int64 fails the query, naming the call (Clojure
+// and Datomic throw; Minigraf wraps); any float operand makes the result a float; a zero divisor
+// or a NaN result is a row error.
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <limits>
 
 #include "engine/functions/builtin_calls.h"
@@ -15,6 +17,7 @@ namespace datalog::functions::calls {
 namespace {
 
 constexpr std::int64_t kMinInt = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
 
 double as_double(const Value& v) {
   return v.is(ValueKind::Integer) ? static_cast<double>(v.as_integer()) : v.as_float();
@@ -43,12 +46,29 @@ template <typename OnInt, typename OnFloat>
 CallResult unary_numeric(Args args, OnInt on_int, OnFloat on_float) {
   assert(args.size() == 1);
   const Value& a = args[0];
-  if (a.is(ValueKind::Integer)) return CallResult::of(Value::integer(on_int(a.as_integer())));
+  if (a.is(ValueKind::Integer)) return on_int(a.as_integer());
   if (a.is(ValueKind::Float)) return float_result(on_float(a.as_float()));
   return CallResult::row_error();
 }
 
 CallResult int_result(std::int64_t i) { return CallResult::of(Value::integer(i)); }
+
+CallResult overflow(const char* op, std::initializer_list<std::int64_t> args) {
+  std::string call = std::string("(") + op;
+  for (std::int64_t a : args) call += " " + std::to_string(a);
+  return CallResult::query_error("integer overflow in " + call + ")");
+}
+
+// op applied with the compiler's overflow check (__builtin_add_overflow and friends).
+template <bool (*Checked)(std::int64_t, std::int64_t, std::int64_t*)>
+CallResult checked(const char* op, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (Checked(a, b, &r)) return overflow(op, {a, b});
+  return int_result(r);
+}
+bool add_overflows(std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_add_overflow(a, b, r); }
+bool sub_overflows(std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_sub_overflow(a, b, r); }
+bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_mul_overflow(a, b, r); }
 
 // Clojure's mod: the remainder takes the divisor's sign.
 template <typename T>
@@ -61,23 +81,24 @@ T floor_adjust(T r, T divisor) {
 
 CallResult add(Args args) {
   return binary_numeric(
-      args, [](std::int64_t a, std::int64_t b) { return int_result(wrapping_add(a, b)); },
+      args, [](std::int64_t a, std::int64_t b) { return checked<add_overflows>("+", a, b); },
       [](double a, double b) { return float_result(a + b); });
 }
 
 CallResult subtract(Args args) {
   if (args.size() == 1) {  // our extension: unary minus
     return unary_numeric(
-        args, [](std::int64_t a) { return wrapping_sub(0, a); }, [](double a) { return -a; });
+        args, [](std::int64_t a) { return a == kMinInt ? overflow("-", {a}) : int_result(-a); },
+        [](double a) { return -a; });
   }
   return binary_numeric(
-      args, [](std::int64_t a, std::int64_t b) { return int_result(wrapping_sub(a, b)); },
+      args, [](std::int64_t a, std::int64_t b) { return checked<sub_overflows>("-", a, b); },
       [](double a, double b) { return float_result(a - b); });
 }
 
 CallResult multiply(Args args) {
   return binary_numeric(
-      args, [](std::int64_t a, std::int64_t b) { return int_result(wrapping_mul(a, b)); },
+      args, [](std::int64_t a, std::int64_t b) { return checked<mul_overflows>("*", a, b); },
       [](double a, double b) { return float_result(a * b); });
 }
 
@@ -86,8 +107,8 @@ CallResult divide(Args args) {
       args,
       [](std::int64_t a, std::int64_t b) {
         if (b == 0) return CallResult::row_error();
-        if (a == kMinInt && b == -1) return int_result(kMinInt);  // wraps, as the other ops
-        return int_result(a / b);                                 // C++ truncates toward zero
+        if (a == kMinInt && b == -1) return overflow("/", {a, b});
+        return int_result(a / b);  // C++ truncates toward zero
       },
       [](double a, double b) {
         if (b == 0.0 || std::isnan(b)) return CallResult::row_error();
@@ -97,18 +118,24 @@ CallResult divide(Args args) {
 
 CallResult abs(Args args) {
   return unary_numeric(
-      args, [](std::int64_t a) { return a < 0 ? wrapping_sub(0, a) : a; },
+      args,
+      [](std::int64_t a) {
+        if (a == kMinInt) return overflow("abs", {a});
+        return int_result(a < 0 ? -a : a);
+      },
       [](double a) { return std::fabs(a); });
 }
 
 CallResult inc(Args args) {
   return unary_numeric(
-      args, [](std::int64_t a) { return wrapping_add(a, 1); }, [](double a) { return a + 1.0; });
+      args, [](std::int64_t a) { return a == kMaxInt ? overflow("inc", {a}) : int_result(a + 1); },
+      [](double a) { return a + 1.0; });
 }
 
 CallResult dec(Args args) {
   return unary_numeric(
-      args, [](std::int64_t a) { return wrapping_sub(a, 1); }, [](double a) { return a - 1.0; });
+      args, [](std::int64_t a) { return a == kMinInt ? overflow("dec", {a}) : int_result(a - 1); },
+      [](double a) { return a - 1.0; });
 }
 
 CallResult quot(Args args) {
@@ -116,7 +143,7 @@ CallResult quot(Args args) {
       args,
       [](std::int64_t a, std::int64_t b) {
         if (b == 0) return CallResult::row_error();
-        if (a == kMinInt && b == -1) return int_result(kMinInt);
+        if (a == kMinInt && b == -1) return overflow("quot", {a, b});
         return int_result(a / b);
       },
       [](double a, double b) {

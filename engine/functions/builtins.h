@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 
@@ -50,10 +51,13 @@ namespace datalog::functions {
 
 struct CallResult {
   std::optional<Value> value;  // empty = row error: the row is dropped (§8)
+  std::string error;           // not empty: the query fails with this message (integer overflow)
 
-  static CallResult of(Value v) { return CallResult{std::move(v)}; }
+  static CallResult of(Value v) { return CallResult{std::move(v), {}}; }
   static CallResult row_error() { return CallResult{}; }
+  static CallResult query_error(std::string message) { return CallResult{std::nullopt, std::move(message)}; }
   bool ok() const { return value.has_value(); }
+  bool failed() const { return !error.empty(); }
 };
 
 // Accepted argument counts, min..max inclusive; max == kVariadic for no upper bound.

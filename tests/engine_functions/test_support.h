@@ -55,6 +55,13 @@ inline Value ok(std::string_view op, std::vector<Value> args) {
   return *r.value;
 }
 
+// The message of a call that must fail the query.
+inline std::string query_error(std::string_view op, std::vector<Value> args) {
+  datalog::functions::CallResult r = call(op, std::move(args));
+  REQUIRE(r.failed());
+  return r.error;
+}
+
 // True when the call is a row error.
 inline bool row_error(std::string_view op, std::vector<Value> args) {
   return !call(op, std::move(args)).ok();
