@@ -21,6 +21,11 @@ namespace datalog {
 
 using EntityId = std::int64_t;
 
+// Integer entity ids an application may use (its own row ids, say); from 2^52 up, ids belong
+// to idents (lmdb_store/meta.h kFirstIdentId), so an integer there would name an ident's entity.
+inline constexpr EntityId kFirstIdentEntityId = EntityId{1} << 52;
+inline bool is_application_entity_id(EntityId id) { return id < kFirstIdentEntityId; }
+
 enum class ValueKind : std::uint8_t {
   String,
   Integer,

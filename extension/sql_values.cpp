@@ -49,8 +49,6 @@ constexpr std::int64_t kMaxInstantMs = 253'402'300'799'999;  // 9999-12-31T23:59
 
 }  // namespace
 
-bool is_application_entity_id(EntityId id) { return id < kFirstIdentEntityId; }
-
 std::optional<ValueKind> kind_from_name(std::string_view name) {
   for (ValueKind k : kAllKinds) {
     if (kind_name(k) == name) return k;
@@ -70,7 +68,7 @@ std::string kind_names_list() {
 bool is_keyword_text(std::string_view text) {
   if (text.size() < 2 || text[0] != ':') return false;
   for (char c : text.substr(1)) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '"' || c == '(' ||
+    if (c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '"' || c == '(' ||
         c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == ';') {
       return false;
     }

@@ -36,11 +36,6 @@ using IdentResolver = std::function<store::Status(const Value& name, std::option
 // Finds the ident of an entity; nullopt when it has none.
 using IdentNamer = std::function<store::Status(EntityId id, std::optional<Value>*)>;
 
-// Integer entity ids an application may use; from 2^52 up, ids belong to idents
-// (lmdb_store/meta.h kFirstIdentId).
-inline constexpr EntityId kFirstIdentEntityId = EntityId{1} << 52;
-bool is_application_entity_id(EntityId id);
-
 std::optional<ValueKind> kind_from_name(std::string_view name);
 std::string kind_names_list();  // "string, integer, ..." for messages
 

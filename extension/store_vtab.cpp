@@ -627,10 +627,16 @@ Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, st
                          kFirstIdentEntityId);
     return Status::OK();
   }
-  const auto* a_text = reinterpret_cast<const char*>(sqlite3_value_text(col[kA]));
+  // The whole text, NUL bytes included: a keyword holds none, and cutting it short would store
+  // another attribute than the one given.
+  const auto* a_chars = reinterpret_cast<const char*>(sqlite3_value_text(col[kA]));
+  const std::string a_text = a_chars ? std::string(a_chars, static_cast<std::size_t>(sqlite3_value_bytes(col[kA])))
+                                     : std::string();
   if (sqlite3_value_type(col[kA]) != SQLITE_TEXT || !is_keyword_text(a_text)) {
+    std::string shown = a_text;
+    for (auto at = shown.find('\0'); at != std::string::npos; at = shown.find('\0')) shown.replace(at, 1, "\\0");
     *error = fmt::format("attribute must be a keyword (':name'), got {}",
-                         a_text ? fmt::format("'{}'", a_text) : std::string("NULL"));
+                         a_chars ? fmt::format("'{}'", shown) : std::string("NULL"));
     return Status::OK();
   }
   EntityId a = 0;
@@ -702,6 +708,23 @@ int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int
       if (!st.ok()) return report(vtab, st);
     }
     if (argc == 1) return SQLITE_OK;
+    if (!deleting) {
+      // An INSERT may not give what the graph assigns, nor the read-only query arguments: such a
+      // value would be dropped without a word.
+      const bool assigned = sqlite3_value_type(argv[1]) != SQLITE_NULL ||
+                            sqlite3_value_type(argv[2 + kDatom]) != SQLITE_NULL ||
+                            sqlite3_value_type(argv[2 + kTx]) != SQLITE_NULL ||
+                            sqlite3_value_type(argv[2 + kTxTime]) != SQLITE_NULL;
+      const bool arguments = sqlite3_value_type(argv[2 + kAsOf]) != SQLITE_NULL ||
+                             sqlite3_value_type(argv[2 + kValidAt]) != SQLITE_NULL;
+      if (assigned || arguments) {
+        set_vtab_error(vtab, assigned ? "tx, tx_time and datom are assigned by the graph; INSERT may set "
+                                        "e, a, v, vtype, valid_from and valid_to"
+                                      : "as_of and valid_at are arguments of a query, not columns to "
+                                        "INSERT; INSERT may set e, a, v, vtype, valid_from and valid_to");
+        return SQLITE_ERROR;
+      }
+    }
     std::string error;
     st = insert_row(table, *w, argv + 2, &error);
     if (!st.ok()) return report(vtab, st);

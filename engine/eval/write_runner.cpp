@@ -17,7 +17,15 @@ std::string at(const ast::SourcePos& pos) {
 
 Status entity_of_fact(GraphWriter& graph, const ast::Fact& f, EntityId* out) {
   switch (f.e.kind()) {
-    case ValueKind::Integer: *out = f.e.as_integer(); return Status::OK();
+    case ValueKind::Integer:
+      if (!is_application_entity_id(f.e.as_integer())) {
+        return Status(StatusCode::InvalidArgument,
+                      fmt::format("Invalid entity {} at {}: integer entity ids must be below {} (2^52); "
+                                  "larger ids belong to idents",
+                                  f.e.to_edn(), at(f.pos), kFirstIdentEntityId));
+      }
+      *out = f.e.as_integer();
+      return Status::OK();
     case ValueKind::Ref: *out = f.e.as_ref(); return Status::OK();
     case ValueKind::Keyword:
     case ValueKind::Uuid: return graph.resolve_ident(f.e, out);

@@ -38,3 +38,66 @@ def test_script_query_sees_writes_made_at_a_later_millisecond(g):
                       (transact [[:b :v 2]])
                       (query [:find ?e :where [?e :v 2]])""")
     assert out.splitlines()[-4:] == ["?e", "---", ":b", "1 result(s) found."]
+
+
+# --- item 4: integer overflow is an error, never a wrong number ---------------------------------
+
+@pytest.mark.parametrize("expr, call", [
+    ("(+ 9223372036854775807 30)", "(+ 9223372036854775807 30)"),
+    ("(- -9223372036854775808 1)", "(- -9223372036854775808 1)"),
+    ("(* 4611686018427387904 2)", "(* 4611686018427387904 2)"),
+    ("(abs -9223372036854775808)", "(abs -9223372036854775808)"),
+    ("(quot -9223372036854775808 -1)", "(quot -9223372036854775808 -1)"),
+    ("(/ -9223372036854775808 -1)", "(/ -9223372036854775808 -1)"),
+    ("(inc 9223372036854775807)", "(inc 9223372036854775807)"),
+    ("(dec -9223372036854775808)", "(dec -9223372036854775808)"),
+])
+def test_integer_overflow_fails_naming_the_call(g, expr, call):
+    exec_(g, "(transact [[:a :n 1]])")
+    with raises_datalog(f"datalog: integer overflow in {call}"):
+        rows(g, "SELECT c1 FROM datalog_q('g', ?)", (f"(query [:find ?x :where [:a :n _] [{expr} ?x]])",))
+
+
+# --- item 5: integer entity ids from 2^52 belong to idents, in Datalog as in SQL ----------------
+
+@pytest.mark.parametrize("command", ["transact", "retract"])
+def test_large_integer_entity_ids_are_refused_like_sql(g, command):
+    exec_(g, "(transact [[:alice :name \"Alice\"]])")
+    alice = rows(g, "SELECT c1 FROM datalog_q('g', '(query [:find ?e :where [?e :name \"Alice\"]])')")
+    with raises_datalog("integer entity ids must be below 4503599627370496 (2^52)"):
+        g.execute("INSERT INTO g(e, a, v) VALUES (4503599627370496, ':name', 'Mallory')")
+    column = len(f"({command} [[")  # where the fact's vector starts (1-based)
+    with raises_datalog(f"datalog: Invalid entity 4503599627370496 at line 1, column {column}: "
+                        "integer entity ids must be below 4503599627370496 (2^52)"):
+        exec_(g, f"({command} [[4503599627370496 :name \"Mallory\"]])")
+    assert rows(g, "SELECT e, a, v FROM g") == [(":alice", ":name", "Alice")]
+    assert alice == [(":alice",)]
+
+
+# --- item 6: an attribute with a NUL byte is refused, never cut short ---------------------------
+
+def test_attribute_with_nul_byte_is_refused(g):
+    with raises_datalog("attribute must be a keyword (':name'), got ':s\\0'"):
+        g.execute("INSERT INTO g(e, a, v) VALUES (':x', ':s' || char(0), 1)")
+    with raises_datalog("attribute must be a keyword (':name'), got ':s\\0t'"):
+        g.execute("INSERT INTO g(e, a, v) VALUES (':x', ':s' || char(0) || 't', 1)")
+    assert rows(g, "SELECT count(*) FROM g") == [(0,)]
+
+
+# --- item 7: INSERT may not give what the graph assigns -----------------------------------------
+
+@pytest.mark.parametrize("column, value", [("tx", "99"), ("tx_time", "'2020-01-01'"),
+                                           ("datom", "x'00'")])
+def test_insert_refuses_assigned_columns(g, column, value):
+    with raises_datalog("tx, tx_time and datom are assigned by the graph; INSERT may set e, a, v, "
+                        "vtype, valid_from and valid_to"):
+        g.execute(f"INSERT INTO g(e, a, v, {column}) VALUES (':x', ':n', 1, {value})")
+    assert rows(g, "SELECT count(*) FROM g") == [(0,)]
+
+
+@pytest.mark.parametrize("column", ["as_of", "valid_at"])
+def test_insert_refuses_query_arguments(g, column):
+    with raises_datalog("as_of and valid_at are arguments of a query, not columns to INSERT"):
+        g.execute(f"INSERT INTO g(e, a, v, {column}) VALUES (':x', ':n', 1, 3)")
+    g.execute("INSERT INTO g(e, a, v, tx) VALUES (':x', ':n', 1, NULL)")  # NULL gives nothing
+    assert rows(g, "SELECT e, v, tx FROM g") == [(":x", 1, 1)]

@@ -185,13 +185,14 @@ def solve(clauses, facts_by_attr, relations):
     return list(unique.values())
 
 
-def reference_answer(case):
-    """The :find rows (a Counter of tuples) by naive bottom-up evaluation to the fixpoint."""
+def fixpoint(facts, rule_list):
+    """The facts by attribute, and every rule's relation (a set of tuples), by naive bottom-up
+    evaluation: apply every rule to everything known until nothing new is derived."""
     facts_by_attr = collections.defaultdict(set)
-    for e, a, v in case.facts:
+    for e, a, v in facts:
         facts_by_attr[a].add((e, v))
-    relations = {name: set() for name, _, _ in case.rules}
-    rules = [(name, head, rename_wildcards(body)) for name, head, body in case.rules]
+    relations = {name: set() for name, _, _ in rule_list}
+    rules = [(name, head, rename_wildcards(body)) for name, head, body in rule_list]
     changed = True
     while changed:
         changed = False
@@ -203,6 +204,12 @@ def reference_answer(case):
             if not tuples <= relations[name]:
                 relations[name] |= tuples
                 changed = True
+    return facts_by_attr, relations
+
+
+def reference_answer(case):
+    """The :find rows (a Counter of tuples): one per distinct binding of the :where variables."""
+    facts_by_attr, relations = fixpoint(case.facts, case.rules)
     answer = collections.Counter()
     for b in solve(rename_wildcards(case.where), facts_by_attr, relations):
         answer[tuple(b[v] for v in case.find)] += 1
@@ -240,6 +247,7 @@ class Gen:
         self.rng = random.Random(seed)
         self.seed = seed
         self.fresh = itertools.count()
+        self.guide = None   # the rules' relations, when generating the query
 
     def new_var(self):
         return f"?v{next(self.fresh)}"
@@ -316,7 +324,12 @@ class Gen:
         if kind == "w":
             return ("pat", self.term("e", scope), ":w", self.term("i", scope))
         name = rng.choice(callees)
-        return ("call", name, [self.term(s, scope) for s in self.sigs[name]])
+        args = [self.term(s, scope) for s in self.sigs[name]]
+        if self.guide and self.guide[name] and rng.random() < 0.8:
+            # constants taken from one tuple of the relation, so that the call has answers
+            tup = rng.choice(sorted(self.guide[name], key=repr))
+            args = [const(v) if t[0] == "const" else t for t, v in zip(args, tup)]
+        return ("call", name, args)
 
     def binder(self, v, sort, scope, callees):
         """A positive clause that binds v."""
@@ -340,7 +353,7 @@ class Gen:
 
     def comparison(self, scope, bound):
         rng = self.rng
-        ints = [v for v in bound if scope.get(v) == "i"]
+        ints = sorted(v for v in bound if scope.get(v) == "i")
         if not ints:
             return None
         op = rng.choice(list(CMP_OPS))
@@ -369,7 +382,7 @@ class Gen:
         others = [n for n, s in self.sigs.items() if s == ("e", "e") and n != name]
 
         def step(x, y):
-            if others and rng.random() < 0.25:
+            if others and rng.random() < 0.15:
                 return ("call", rng.choice(others), [var(x), var(y)])
             return ("pat", var(x), edge, var(y))
 
@@ -434,14 +447,59 @@ class Gen:
         rng.shuffle(rules)
         return rules
 
-    def query(self):
+    def chain(self, scope, names):
+        """A call with a constant whose answers feed the next calls through a shared variable,
+        (rA :c ?x) (rB ?x ?y): the shape that magic sets rewrite with a demand taken from the
+        clauses before. rB is often rA again."""
         rng = self.rng
+        two = [n for n in names if len(self.sigs[n]) == 2]
+        first = rng.choice(two or names)
+        sig = self.sigs[first]
+        rel = sorted(self.guide[first], key=repr)
+        tup = rng.choice(rel) if rel and rng.random() < 0.85 else None
+        at = rng.randrange(len(sig))
+        args = []
+        for i, s in enumerate(sig):
+            if i == at:
+                if tup:
+                    args.append(const(tup[i]))
+                else:
+                    args.append(const(rng.choice(self.ents) if s == "e" else rng.randint(0, 9)))
+            else:
+                v = self.new_var()
+                scope[v] = s
+                args.append(var(v))
+        where = [("call", first, args)]
+        out = [v for _, v in (t for t in args if t[0] == "var")] or [None]
+        for _ in range(rng.choice([1, 1, 2])):
+            name = first if rng.random() < 0.4 else rng.choice(names)
+            sig = self.sigs[name]
+            args = [self.term(s, scope) for s in sig]
+            fits = [(i, v) for i, s in enumerate(sig) for v, vs in scope.items() if vs == s]
+            if at < len(sig) and out[0] and scope[out[0]] == sig[at] and rng.random() < 0.6:
+                args[at] = var(out[0])  # the answer in the position of the constant: (r :c ?x) (r ?x ?y)
+            elif fits:
+                i, v = rng.choice(fits)
+                args[i] = var(v)
+            where.append(("call", name, args))
+        if rng.random() < 0.25 and self.guide[first]:
+            # and a call of the same rule with constants only: two demands of one adornment
+            tup = rng.choice(sorted(self.guide[first], key=repr))
+            where.append(("call", first, [const(v) for v in tup]))
+        return where
+
+    def query(self, relations):
+        rng = self.rng
+        self.guide = relations
         scope = {}
         names = list(self.sigs)
         self.p_const = 0.25
-        where = [self.positive(scope, names, prefer_call=True)]
-        for _ in range(rng.choice([0, 1, 1, 2])):
-            where.append(self.positive(scope, names, prefer_call=rng.random() < 0.6))
+        if rng.random() < 0.5:
+            where = self.chain(scope, names)
+        else:
+            where = [self.positive(scope, names, prefer_call=True)]
+            for _ in range(rng.choice([0, 1, 1, 2])):
+                where.append(self.positive(scope, names, prefer_call=rng.random() < 0.6))
         bound = sorted(positive_vars(where), key=lambda v: int(v[2:]))
         if not bound:
             v = self.new_var()
@@ -461,7 +519,7 @@ def make_case(seed):
     g = Gen(seed)
     facts = g.graph()
     rules = g.program()
-    find, where = g.query()
+    find, where = g.query(fixpoint(facts, rules)[1])
     return Case(seed, facts, rules, find, where)
 
 
