@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <iterator>
 #include <optional>
 
@@ -168,6 +171,7 @@ class Reader {
         st = read_slot(out);
         break;
       case '-':
+      case '+':
         if (is_digit(peek(1))) {
           st = read_number(out);
         } else {
@@ -181,7 +185,6 @@ class Reader {
         set_symbol(start, out);
         break;
       case '=':
-      case '+':
       case '*':
       case '/':
         ++i_;
@@ -359,9 +362,16 @@ class Reader {
     return Status::OK();
   }
 
+  // EDN's and Clojure's numbers: [+-] digits, then for a float a fraction (.digits), an exponent
+  // ([eE][+-]digits) or both; an N suffix marks an integer (kept if it fits 64 bits), an M suffix
+  // a decimal (read as a float); 0x starts a hexadecimal integer. A float too large for a double
+  // is an error; one too small to tell from zero is zero, as in Clojure.
   Status read_number(Node* out) {
     const std::size_t start = i_;
-    if (peek() == '-') ++i_;
+    const bool negative = peek() == '-';
+    if (peek() == '-' || peek() == '+') ++i_;
+    if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X') && has(1)) return read_hex(start, negative, out);
+    const std::size_t digits_start = i_;
     while (!at_end() && is_digit(peek())) ++i_;
     bool is_float = false;
     if (!at_end() && peek() == '.') {
@@ -369,28 +379,82 @@ class Reader {
       ++i_;
       while (!at_end() && is_digit(peek())) ++i_;
     }
-    const std::string_view digits = text_.substr(start, i_ - start);
-    if (!is_float) {
+    std::size_t exponent_sign = 0;  // where the exponent's sign would be
+    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
+      is_float = true;
+      ++i_;
+      exponent_sign = i_;
+      if (!at_end() && (peek() == '-' || peek() == '+')) ++i_;
+      const std::size_t exponent_digits = i_;
+      while (!at_end() && is_digit(peek())) ++i_;
+      if (i_ == exponent_digits) return malformed_number(start);
+    }
+    const std::size_t end = i_;
+    char suffix = 0;
+    if (!at_end() && (peek() == 'N' || peek() == 'M')) suffix = text_[i_++];
+    if (!at_end() && (is_alnum(static_cast<unsigned char>(peek())) || peek() == '.')) {
+      return malformed_number(start);
+    }
+    if (suffix == 'N' && is_float) return malformed_number(start);
+    const std::string_view literal = text_.substr(start, i_ - start);
+    if (!is_float && suffix != 'M') {
       std::int64_t value = 0;
+      // from_chars takes no '+': skip it.
+      const std::string_view digits = text_.substr(negative ? start : digits_start, end - (negative ? start : digits_start));
       const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
       if (ec != std::errc() || ptr != digits.data() + digits.size()) {
-        return error_at(start, fmt::format("Integer literal out of range: {}", digits));
+        return error_at(start, fmt::format("Integer literal out of range: {}", literal));
       }
       out->kind = NodeKind::Integer;
       out->integer = value;
       return Status::OK();
     }
-    std::string normal(digits);
-    if (normal.back() == '.') normal.push_back('0');  // "1." is 1.0
+    std::string normal(text_.substr(digits_start, end - digits_start));
+    if (const auto dot = normal.find('.'); dot != std::string::npos &&
+                                           (dot + 1 == normal.size() || !is_digit(normal[dot + 1]))) {
+      normal = normal.substr(0, dot + 1) + '0' + normal.substr(dot + 1);  // "1.", "1.e5": 1.0, 1.0e5
+    }
     double value = 0;
     const auto [ptr, ec] = std::from_chars(normal.data(), normal.data() + normal.size(), value,
-                                           std::chars_format::fixed);
-    if (ec != std::errc() || ptr != normal.data() + normal.size()) {
-      return error_at(start, fmt::format("Float literal out of range: {}", digits));
+                                           std::chars_format::general);
+    if (ec == std::errc::result_out_of_range && exponent_sign && text_[exponent_sign] == '-') {
+      value = 0.0;  // below the smallest double: zero, as Clojure reads it
+    } else if (ec != std::errc() || ptr != normal.data() + normal.size() || !std::isfinite(value)) {
+      return error_at(start, fmt::format("Float literal out of range: {}", literal));
     }
     out->kind = NodeKind::Float;
-    out->floating = value;
+    out->floating = negative ? -value : value;
     return Status::OK();
+  }
+
+  Status read_hex(std::size_t start, bool negative, Node* out) {
+    i_ += 2;  // 0x
+    const std::size_t digits_start = i_;
+    while (!at_end() && std::isxdigit(static_cast<unsigned char>(peek()))) ++i_;
+    const std::size_t end = i_;
+    if (!at_end() && peek() == 'N') ++i_;
+    if (end == digits_start || (!at_end() && (is_alnum(static_cast<unsigned char>(peek())) || peek() == '.'))) {
+      return malformed_number(start);
+    }
+    const std::string_view literal = text_.substr(start, i_ - start);
+    std::uint64_t magnitude = 0;
+    const auto [ptr, ec] = std::from_chars(text_.data() + digits_start, text_.data() + end, magnitude, 16);
+    constexpr std::uint64_t kLimit = std::uint64_t{1} << 63;
+    if (ec != std::errc() || magnitude > (negative ? kLimit : kLimit - 1)) {
+      return error_at(start, fmt::format("Integer literal out of range: {}", literal));
+    }
+    out->kind = NodeKind::Integer;
+    out->integer = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+    return Status::OK();
+  }
+
+  Status malformed_number(std::size_t start) {
+    std::size_t end = i_;
+    while (end < text_.size() && (is_alnum(static_cast<unsigned char>(text_[end])) || text_[end] == '.' ||
+                                  text_[end] == '+' || text_[end] == '-')) {
+      ++end;
+    }
+    return error_at(start, fmt::format("Invalid number: {}", text_.substr(start, end - start)));
   }
 
   // #uuid "..." and #inst "...": the tag, then (after blanks and comments) one string.

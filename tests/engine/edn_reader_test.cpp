@@ -51,15 +51,15 @@ TEST_CASE("reader: symbols, variables, wildcards and operators", "[edn]") {
 }
 
 TEST_CASE("reader: operators split where Minigraf splits them", "[edn]") {
-  // '<' takes one '='; '-' followed by a non-digit starts a symbol; "->" is "-" then ">".
-  const Node n = read_one("[<== -> 1abc]");
-  REQUIRE(n.items.size() == 6);
+  // '<' takes one '='; '-' followed by a non-digit starts a symbol; "->" is "-" then ">". A
+  // number runs to the end of its token (EDN): "1abc" is no number, not 1 then abc.
+  const Node n = read_one("[<== ->]");
+  REQUIRE(n.items.size() == 4);
   CHECK(n.items[0].text == "<=");
   CHECK(n.items[1].text == "=");
   CHECK(n.items[2].text == "-");
   CHECK(n.items[3].text == ">");
-  CHECK(n.items[4].kind == NodeKind::Integer);
-  CHECK(n.items[5].text == "abc");
+  CHECK(read_error("[1abc]") == "parse error at line 1, column 2: Invalid number: 1abc");
 }
 
 TEST_CASE("reader: keywords may contain '.', '?' and Unicode", "[edn]") {
@@ -92,10 +92,39 @@ TEST_CASE("reader: integers, floats and their limits", "[edn]") {
         "parse error at line 1, column 2: Integer literal out of range: 9223372036854775808");
   CHECK(read_error("(-9223372036854775809)") ==
         "parse error at line 1, column 2: Integer literal out of range: -9223372036854775809");
-  // No exponent: "1e5" is 1 then the symbol e5.
-  const Node e = read_one("[1e5]");
-  REQUIRE(e.items.size() == 2);
-  CHECK(e.items[1].text == "e5");
+}
+
+TEST_CASE("reader: EDN and Clojure number syntax in full", "[edn]") {
+  const Node n = read_one("[1e5 1.0e0 1e308 -2.5E-3 1.e5 +7 5N 1.5M 0x1F -0x10 1e-400 -0x8000000000000000]");
+  REQUIRE(n.items.size() == 12);
+  const double floats[] = {1e5, 1.0, 1e308, -2.5e-3, 1e5};
+  for (int i = 0; i < 5; ++i) {
+    CHECK(n.items[i].kind == NodeKind::Float);
+    CHECK(n.items[i].floating == floats[i]);
+  }
+  CHECK(n.items[5].integer == 7);
+  CHECK(n.items[6].integer == 5);
+  CHECK(n.items[6].kind == NodeKind::Integer);
+  CHECK(n.items[7].kind == NodeKind::Float);
+  CHECK(n.items[7].floating == 1.5);
+  CHECK(n.items[8].integer == 31);
+  CHECK(n.items[9].integer == -16);
+  CHECK(n.items[10].floating == 0.0);  // below the smallest double, as Clojure reads it
+  CHECK(n.items[11].integer == INT64_MIN);
+  CHECK(read_error("[1e309]") == "parse error at line 1, column 2: Float literal out of range: 1e309");
+  CHECK(read_error("[-1e309]") == "parse error at line 1, column 2: Float literal out of range: -1e309");
+  CHECK(read_error("[0x8000000000000000]") ==
+        "parse error at line 1, column 2: Integer literal out of range: 0x8000000000000000");
+  CHECK(read_error("[1e]") == "parse error at line 1, column 2: Invalid number: 1e");
+  CHECK(read_error("[1e+]") == "parse error at line 1, column 2: Invalid number: 1e+");
+  CHECK(read_error("[12abc]") == "parse error at line 1, column 2: Invalid number: 12abc");
+  CHECK(read_error("[1.5N]") == "parse error at line 1, column 2: Invalid number: 1.5N");
+  CHECK(read_error("[0x]") == "parse error at line 1, column 2: Invalid number: 0x");
+  // + and - alone stay operators.
+  const Node ops = read_one("(+ 1 -2)");
+  REQUIRE(ops.items.size() == 3);
+  CHECK(ops.items[0].text == "+");
+  CHECK(ops.items[2].integer == -2);
 }
 
 TEST_CASE("reader: strings and escapes", "[edn]") {
@@ -227,7 +256,7 @@ TEST_CASE("reader: errors carry Minigraf's wording and the position", "[edn]") {
         "parse error at line 1, column 2: Unterminated string: missing closing quote");
   CHECK(read_error("[\"abc\\") ==
         "parse error at line 1, column 2: Unterminated string: missing closing quote");
-  CHECK(read_error("[1.2.3]") == "parse error at line 1, column 5: Unexpected character: .");
+  CHECK(read_error("[1.2.3]") == "parse error at line 1, column 2: Invalid number: 1.2.3");
   CHECK(read_error("(a\n b\xff)") == "parse error at line 2, column 3: Invalid UTF-8 in input");
   CHECK(read_error("\xc0\x80") == "parse error at line 1, column 1: Invalid UTF-8 in input");
   CHECK(read_error("\xed\xa0\x80") == "parse error at line 1, column 1: Invalid UTF-8 in input");
