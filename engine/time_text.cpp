@@ -1,5 +1,6 @@
 #include "engine/time_text.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 
@@ -56,20 +57,23 @@ TimeParse parse_instant(std::string_view text) {
     return result;
   }
   int h = 0, mi = 0, s = 0;
-  bool ok = date_ok && text.size() >= 20 && text[10] == 'T' && read_digits(text, 11, 2, h) &&
-            text[13] == ':' && read_digits(text, 14, 2, mi) && text[16] == ':' &&
-            read_digits(text, 17, 2, s) && h < 24 && mi < 60 && s < 60 && text.back() == 'Z';
+  // ISO 8601 in UTC ("2020-06-01T12:00:00Z"), or SQLite's own text for a UTC time, as
+  // datetime('now') gives it ("2020-06-01 12:00:00", with no Z).
+  const bool sqlite_form = text.size() > 10 && text[10] == ' ';
+  const std::size_t zone = sqlite_form ? 0 : 1;  // the length of the trailing Z
+  bool ok = date_ok && text.size() >= 19 + zone && (text[10] == 'T' || sqlite_form) &&
+            read_digits(text, 11, 2, h) && text[13] == ':' && read_digits(text, 14, 2, mi) &&
+            text[16] == ':' && read_digits(text, 17, 2, s) && h < 24 && mi < 60 && s < 60 &&
+            (sqlite_form ? std::isdigit(static_cast<unsigned char>(text.back())) : text.back() == 'Z');
   std::int64_t millis = 0;
-  if (ok && text.size() > 20) {
+  if (ok && text.size() > 19 + zone) {
     // Optional fraction: '.' then 1..9 digits, kept to millisecond precision.
-    const std::string_view frac = text.substr(19, text.size() - 20);
+    const std::string_view frac = text.substr(19, text.size() - 19 - zone);
     ok = frac.size() >= 2 && frac.size() <= 10 && frac[0] == '.';
     for (std::size_t i = 1; ok && i < frac.size(); ++i) {
       if (frac[i] < '0' || frac[i] > '9') ok = false;
       if (ok && i <= 3) millis += (frac[i] - '0') * (i == 1 ? 100 : i == 2 ? 10 : 1);
     }
-  } else if (ok && text.size() != 20) {
-    ok = false;
   }
   if (!ok) {
     result.error = fmt::format("invalid UTC timestamp '{}'", text);

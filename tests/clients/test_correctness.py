@@ -101,3 +101,16 @@ def test_insert_refuses_query_arguments(g, column):
         g.execute(f"INSERT INTO g(e, a, v, {column}) VALUES (':x', ':n', 1, 3)")
     g.execute("INSERT INTO g(e, a, v, tx) VALUES (':x', ':n', 1, NULL)")  # NULL gives nothing
     assert rows(g, "SELECT e, v, tx FROM g") == [(":x", 1, 1)]
+
+
+# --- item 11: SQLite's own time text is a time -----------------------------------------------------
+
+def test_sqlite_datetime_text_is_accepted_wherever_a_time_is(g):
+    g.execute("INSERT INTO g(e, a, v, valid_from) VALUES (':a', ':n', 1, '2020-01-01 00:00:00')")
+    g.execute("INSERT INTO g(e, a, v, vtype) VALUES (':a', ':at', '2021-06-01 12:30:00.250', 'instant')")
+    assert rows(g, "SELECT v FROM g WHERE a = ':n' AND valid_at = datetime('now')") == [(1,)]
+    assert rows(g, "SELECT v FROM g WHERE a = ':n' AND valid_at = '2019-12-31 23:59:59'") == []
+    assert rows(g, "SELECT valid_from FROM g WHERE a = ':n'") == [("2020-01-01T00:00:00.000Z",)]
+    assert rows(g, "SELECT v FROM g WHERE a = ':at'") == [("2021-06-01T12:30:00.250Z",)]
+    assert rows(g, "SELECT c1 FROM datalog_q('g', '(query [:find ?v :valid-at $t :where [:a :n ?v]])', "
+                   "datetime('now'))") == [(1,)]

@@ -106,6 +106,17 @@ TEST_CASE("format then parse is the identity over years 0000..9999, text sorts a
   }
 }
 
+TEST_CASE("parse_instant reads SQLite's own UTC text as datetime() gives it", "[time_text]") {
+  CHECK(parsed("2026-12-04 18:18:20") == parsed("2026-12-04T18:18:20Z"));
+  CHECK(parsed("2026-12-04 18:18:20.123") == parsed("2026-12-04T18:18:20.123Z"));
+  CHECK(parsed("1970-01-01 00:00:00") == 0);
+  for (const char* bad : {"2026-12-04 18:18:20Z", "2026-12-04 18:18", "2026-12-04 24:00:00",
+                          "2026-12-04 18:18:20.", "2026-12-04  18:18:20"}) {
+    INFO("input '" << bad << "'");
+    CHECK(parse_error(bad) == std::string("invalid UTC timestamp '") + bad + "'");
+  }
+}
+
 TEST_CASE("parse_instant refuses invalid dates and times", "[time_text]") {
   CHECK(parse_error("2023-02-29") == "invalid date '2023-02-29'");  // not a leap year
   CHECK(parse_error("2023-04-31") == "invalid date '2023-04-31'");
