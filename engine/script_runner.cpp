@@ -24,7 +24,7 @@ Status run_write(ScriptHost& host, const ast::Command& cmd, CommandOutcome* outc
     st = eval::run_transact(*writer, *t, &outcome->datoms);
   } else if (const auto* r = std::get_if<ast::Retract>(&cmd)) {
     outcome->kind = CommandOutcome::Kind::Retract;
-    st = eval::run_retract(*writer, *r, &outcome->datoms);
+    st = eval::run_retract(*writer, *r, &outcome->datoms, &outcome->not_asserted);
   } else if (const auto* rule = std::get_if<ast::Rule>(&cmd)) {
     outcome->kind = CommandOutcome::Kind::Rule;
     outcome->rule_name = rule->name;
@@ -125,7 +125,12 @@ std::string format_outcomes(const std::vector<CommandOutcome>& outcomes, GraphRe
         out += fmt::format("transacted: tx {}, {} datom{}\n", o.tx, o.datoms, o.datoms == 1 ? "" : "s");
         break;
       case CommandOutcome::Kind::Retract:
-        out += fmt::format("retracted: tx {}, {} datom{}\n", o.tx, o.datoms, o.datoms == 1 ? "" : "s");
+        out += fmt::format("retracted: tx {}, {} datom{}", o.tx, o.datoms, o.datoms == 1 ? "" : "s");
+        if (o.not_asserted > 0) {
+          out += fmt::format(" ({} fact{} not asserted: nothing to retract)", o.not_asserted,
+                             o.not_asserted == 1 ? " was" : "s were");
+        }
+        out += '\n';
         break;
       case CommandOutcome::Kind::Rule:
         out += fmt::format("rule: {} defined\n", o.rule_name);

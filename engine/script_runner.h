@@ -31,6 +31,7 @@ class ScriptHost {
 struct CommandOutcome {
   enum class Kind { Transact, Retract, Rule, Query } kind = Kind::Query;
   std::size_t datoms = 0;
+  std::size_t not_asserted = 0;  // retract: facts that had nothing to retract
   std::uint64_t tx = 0;
   std::string rule_name;
   eval::QueryResult result;

@@ -98,7 +98,9 @@ class GraphWriter : public GraphReader {
   virtual Status resolve_ident(const Value& ident, EntityId* out) = 0;
   virtual Status assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
                              std::int64_t valid_to) = 0;
-  virtual Status retract_fact(EntityId e, EntityId a, const Value& v) = 0;
+  // *stored (when given) says whether a retraction was recorded: none is for a fact that is not
+  // asserted, which would change no view.
+  virtual Status retract_fact(EntityId e, EntityId a, const Value& v, bool* stored = nullptr) = 0;
   virtual Status add_rule(const StoredRule& rule) = 0;
   // Removes every rule named name; *removed says how many.
   virtual Status remove_rules(const std::string& name, int* removed) = 0;

@@ -71,8 +71,12 @@ bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char
       file = value;
       file_given = true;
     } else if (key == "busy_timeout") {
-      if (!parse_number(value, &number)) {
-        *error = fmt::format("busy_timeout must be a number of milliseconds, got '{}'", value);
+      // SQLite's own busy timeout is an int of milliseconds; so is ours (a larger one would
+      // overflow the deadline and time out at once).
+      constexpr long long kMaxBusyMs = 2147483647;
+      if (!parse_number(value, &number) || number > kMaxBusyMs) {
+        *error = fmt::format("busy_timeout must be a number of milliseconds from 0 to {}, got '{}'",
+                             kMaxBusyMs, value);
         return false;
       }
       out->busy_timeout = std::chrono::milliseconds(number);

@@ -276,9 +276,9 @@ Status GraphAccess::assert_fact(EntityId e, EntityId a, const Value& v, std::int
   return writer_->assert_fact(e, a, v, valid_from, valid_to);
 }
 
-Status GraphAccess::retract_fact(EntityId e, EntityId a, const Value& v) {
+Status GraphAccess::retract_fact(EntityId e, EntityId a, const Value& v, bool* stored) {
   DATALOG_RETURN_IF_ERROR(need_writer());
-  return writer_->retract_fact(e, a, v);
+  return writer_->retract_fact(e, a, v, stored);
 }
 
 Status GraphAccess::add_rule(const StoredRule& rule) {

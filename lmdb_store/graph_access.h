@@ -51,7 +51,7 @@ class GraphAccess final : public GraphWriter {
   Status resolve_ident(const Value& ident, EntityId* out) override;
   Status assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
                      std::int64_t valid_to) override;
-  Status retract_fact(EntityId e, EntityId a, const Value& v) override;
+  Status retract_fact(EntityId e, EntityId a, const Value& v, bool* stored = nullptr) override;
   Status add_rule(const StoredRule& rule) override;
   Status remove_rules(const std::string& name, int* removed) override;
 

@@ -315,7 +315,8 @@ Status WriteTxn::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_
   return st;
 }
 
-Status WriteTxn::retract_fact(EntityId e, EntityId a, const Value& v) {
+Status WriteTxn::retract_fact(EntityId e, EntityId a, const Value& v, bool* stored) {
+  if (stored) *stored = false;
   if (!failure_.ok()) return failure_;
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
   // Whether an assertion is visible depends only on the latest retraction before it. When the
@@ -349,6 +350,7 @@ Status WriteTxn::retract_fact(EntityId e, EntityId a, const Value& v) {
   if (st.ok()) st = write_datom(Datom{e, a, v, tx_, Op::Retract, tx_time_ms_, kForever});
   if (!st.ok()) return fail(st);
   retracted_ = true;
+  if (stored) *stored = true;
   return Status::OK();
 }
 

@@ -61,7 +61,8 @@ class WriteTxn {
   Status assert_fact(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
                      std::int64_t valid_to);
   // Retracts (e, a, v): every valid-time window of it, from this transaction on.
-  Status retract_fact(EntityId e, EntityId a, const Value& v);
+  // *stored (when given): false when the retraction was elided (the fact is not asserted).
+  Status retract_fact(EntityId e, EntityId a, const Value& v, bool* stored = nullptr);
   // The entity named by a keyword or uuid, created when missing.
   Status resolve_ident(const Value& name, EntityId* id);
   // Rules persist in the graph with the transaction (a rolled-back rule is gone too).

@@ -63,7 +63,7 @@ std::vector<std::string> needs(const ast::Clause& c, const std::set<std::string>
 
 // The order in which a body binds variables, starting from bound (sideways information passing):
 // filters as soon as their inputs are bound; then clauses that share a bound variable or hold a
-// constant; then the rest in written order.
+// constant; then the rest in written order, filters last.
 std::vector<std::size_t> sips_order(const std::vector<ast::Clause>& body, std::set<std::string> bound) {
   std::set<std::string> bindable;
   for (const auto& c : body) {
@@ -93,6 +93,13 @@ std::vector<std::size_t> sips_order(const std::vector<ast::Clause>& body, std::s
         connected |= std::holds_alternative<Value>(p->e) || std::holds_alternative<Value>(p->v);
       }
       if (connected) pick = i;
+    }
+    // Else the first pattern or call left: an expression or `not` whose inputs are not bound
+    // yet waits for them (placed first, it would fail as unbound in a demand rule's body).
+    for (std::size_t i = 0; i < body.size() && pick == body.size(); ++i) {
+      const bool filter = std::holds_alternative<ast::ExprClause>(body[i].node) ||
+                          std::holds_alternative<ast::Not>(body[i].node);
+      if (!used[i] && !filter) pick = i;
     }
     for (std::size_t i = 0; i < body.size() && pick == body.size(); ++i) {
       if (!used[i]) pick = i;

@@ -132,14 +132,17 @@ Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* dat
   return Status::OK();
 }
 
-Status run_retract(GraphWriter& graph, const ast::Retract& r, std::size_t* datoms) {
+Status run_retract(GraphWriter& graph, const ast::Retract& r, std::size_t* datoms,
+                   std::size_t* not_asserted) {
   *datoms = 0;
+  *not_asserted = 0;
   for (const ast::Fact& f : r.facts) {
     EntityId e = 0, a = 0;
     DATALOG_RETURN_IF_ERROR(entity_of_fact(graph, f, &e));
     DATALOG_RETURN_IF_ERROR(attribute_of_fact(graph, f, &a));
-    DATALOG_RETURN_IF_ERROR(graph.retract_fact(e, a, f.v));
-    ++*datoms;
+    bool stored = false;
+    DATALOG_RETURN_IF_ERROR(graph.retract_fact(e, a, f.v, &stored));
+    ++*(stored ? datoms : not_asserted);
   }
   return Status::OK();
 }

@@ -16,6 +16,9 @@
 namespace datalog::eval {
 
 Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* datoms);
-Status run_retract(GraphWriter& graph, const ast::Retract& r, std::size_t* datoms);
+// *datoms: retractions recorded; *not_asserted: facts that were not asserted, so had nothing to
+// retract (nothing is recorded for them; the command still takes its transaction).
+Status run_retract(GraphWriter& graph, const ast::Retract& r, std::size_t* datoms,
+                   std::size_t* not_asserted);
 
 }  // namespace datalog::eval

@@ -114,3 +114,15 @@ def test_sqlite_datetime_text_is_accepted_wherever_a_time_is(g):
     assert rows(g, "SELECT v FROM g WHERE a = ':at'") == [("2021-06-01T12:30:00.250Z",)]
     assert rows(g, "SELECT c1 FROM datalog_q('g', '(query [:find ?v :valid-at $t :where [:a :n ?v]])', "
                    "datetime('now'))") == [(1,)]
+
+
+# --- item 13: a retraction says what it did ---------------------------------------------------------
+
+def test_retracting_facts_that_are_not_asserted_says_so(g):
+    assert exec_(g, "(transact [[:a :n 1] [:a :n 2]])") == "transacted: tx 1, 2 datoms"
+    assert exec_(g, "(retract [[:a :n 1] [:a :n 3]])") == \
+        "retracted: tx 2, 1 datom (1 fact was not asserted: nothing to retract)"
+    assert exec_(g, "(retract [[:a :n 1] [:b :n 1]])") == \
+        "retracted: tx 3, 0 datoms (2 facts were not asserted: nothing to retract)"
+    assert exec_(g, "(retract [[:a :n 2]])") == "retracted: tx 4, 1 datom"
+    assert rows(g, "SELECT count(*) FROM g") == [(0,)]

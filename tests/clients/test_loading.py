@@ -126,8 +126,10 @@ def test_map_size_grows_past_a_small_initial_map(tmp_path):
 @pytest.mark.parametrize(
     "arguments, message",
     [
-        ("busy_timeout=abc", "datalog: busy_timeout must be a number of milliseconds, got 'abc'"),
-        ("busy_timeout=-5", "datalog: busy_timeout must be a number of milliseconds, got '-5'"),
+        ("busy_timeout=abc",
+         "datalog: busy_timeout must be a number of milliseconds from 0 to 2147483647, got 'abc'"),
+        ("busy_timeout=-5",
+         "datalog: busy_timeout must be a number of milliseconds from 0 to 2147483647, got '-5'"),
         ("map_size_mb=0", "datalog: map_size_mb must be a number from 1 to 16777216, got '0'"),
         ("map_size_mb='big'", "datalog: map_size_mb must be a number from 1 to 16777216, got 'big'"),
         ("foo=1", "datalog: unknown argument 'foo': expected file, busy_timeout or map_size_mb"),
@@ -141,7 +143,15 @@ def test_map_size_grows_past_a_small_initial_map(tmp_path):
         ("FILE='x.graph'",
          "datalog: unknown argument 'FILE': expected file, busy_timeout or map_size_mb"),
         ("busy_timeout=99999999999999999999",
-         "datalog: busy_timeout must be a number of milliseconds, got '99999999999999999999'"),
+         "datalog: busy_timeout must be a number of milliseconds from 0 to 2147483647, got "
+         "'99999999999999999999'"),
+        # It fitted a long long and overflowed the deadline: BUSY at once, "after" that long.
+        ("busy_timeout=9223372036854775807",
+         "datalog: busy_timeout must be a number of milliseconds from 0 to 2147483647, got "
+         "'9223372036854775807'"),
+        ("busy_timeout=2147483648",
+         "datalog: busy_timeout must be a number of milliseconds from 0 to 2147483647, got "
+         "'2147483648'"),
     ],
 )
 def test_bad_arguments_name_the_argument(tmp_path, arguments, message):

@@ -8,9 +8,20 @@ arguments, engine/eval/magic_sets.cpp; the graph walk for transitive closures,
 engine/eval/closure.cpp; semi-naive evaluation, engine/eval/rule_evaluator.cpp), and queries that
 call several rules, or one rule several times, with constants and shared variables.
 
-Each case is a fixed seed (test id `test_rule_program_matches_reference[SEED]`), so a failure is
-reproducible: its message holds the seed and a script to paste into the sqlite3 shell
-(`sqlite3 x.db -cmd '.load build/datalog'`), with the expected and the actual rows.
+Each case is a fixed seed (test id `test_rule_program_matches_reference[SEED]`, run one with
+`-k 'reference[105]'`), so a failure is reproducible: its message holds the seed, the facts, the
+rules, the query, the expected and the actual rows, and a script to paste into the sqlite3 shell
+(`sqlite3 x.db -cmd '.load build/datalog'`).
+
+A case: 3-8 entities :n0 :n1 ..., facts over 2-3 ref attributes (:link :next :edge, the value an
+entity's keyword), :tag true and sometimes an integer :w; 2-4 rules r0 r1 ... of one or two
+arguments, each with one or two bodies of patterns, calls (recursive, mutually recursive, with
+constants) and comparisons, or the transitive closure of an attribute (left- or right-linear, the
+shape closure.cpp walks), or an even/odd pair; a query of calls, patterns and comparisons in
+random order. Half the queries have the shape magic sets rewrite with a demand taken from the
+clauses before, (rA :c ?x) (rB ?x ?y), rB often rA again, sometimes with a call of rA on constants
+only. Constants of query calls mostly come from the rule's relation (computed by the reference),
+so that answers are seldom empty. Results are compared as sets, then as bags.
 
 The reference follows the dialect (../shared/LANGUAGE.md and README.md):
 - a keyword in value position and the entity of the same name are one value (ref values join
@@ -248,6 +259,7 @@ class Gen:
         self.seed = seed
         self.fresh = itertools.count()
         self.guide = None   # the rules' relations, when generating the query
+        self.p_const = 0.1  # how often a term is a constant
 
     def new_var(self):
         return f"?v{next(self.fresh)}"
@@ -304,6 +316,11 @@ class Gen:
         same = [v for v, s in scope.items() if s == sort]
         if same and rng.random() < 0.7:
             return var(rng.choice(same))
+        v = self.new_var()
+        scope[v] = sort
+        return var(v)
+
+    def fresh_var(self, sort, scope):
         v = self.new_var()
         scope[v] = sort
         return var(v)
@@ -453,7 +470,8 @@ class Gen:
         clauses before. rB is often rA again."""
         rng = self.rng
         two = [n for n in names if len(self.sigs[n]) == 2]
-        first = rng.choice(two or names)
+        live = [n for n in two if self.guide[n]]
+        first = rng.choice(live if live and rng.random() < 0.8 else two or names)
         sig = self.sigs[first]
         rel = sorted(self.guide[first], key=repr)
         tup = rng.choice(rel) if rel and rng.random() < 0.85 else None
@@ -470,19 +488,21 @@ class Gen:
                 scope[v] = s
                 args.append(var(v))
         where = [("call", first, args)]
-        out = [v for _, v in (t for t in args if t[0] == "var")] or [None]
-        for _ in range(rng.choice([1, 1, 2])):
-            name = first if rng.random() < 0.4 else rng.choice(names)
+        out = next((t[1] for t in args if t[0] == "var"), None)  # the first call's answer
+        self.p_const = 0.1
+        for _ in range(rng.choice([1, 1, 1, 2])):
+            name = first if rng.random() < 0.5 else rng.choice(names)
             sig = self.sigs[name]
-            args = [self.term(s, scope) for s in sig]
+            args = [self.term(s, scope) if rng.random() < 0.3 else self.fresh_var(s, scope)
+                    for s in sig]
             fits = [(i, v) for i, s in enumerate(sig) for v, vs in scope.items() if vs == s]
-            if at < len(sig) and out[0] and scope[out[0]] == sig[at] and rng.random() < 0.6:
-                args[at] = var(out[0])  # the answer in the position of the constant: (r :c ?x) (r ?x ?y)
+            if at < len(sig) and out and scope[out] == sig[at] and rng.random() < 0.7:
+                args[at] = var(out)  # the answer where the constant was: (r :c ?x) (r ?x ?y)
             elif fits:
                 i, v = rng.choice(fits)
                 args[i] = var(v)
             where.append(("call", name, args))
-        if rng.random() < 0.25 and self.guide[first]:
+        if rng.random() < 0.2 and self.guide[first]:
             # and a call of the same rule with constants only: two demands of one adornment
             tup = rng.choice(sorted(self.guide[first], key=repr))
             where.append(("call", first, [const(v) for v in tup]))
@@ -496,6 +516,8 @@ class Gen:
         self.p_const = 0.25
         if rng.random() < 0.5:
             where = self.chain(scope, names)
+            if rng.random() < 0.2:
+                where.append(self.positive(scope, names))
         else:
             where = [self.positive(scope, names, prefer_call=True)]
             for _ in range(rng.choice([0, 1, 1, 2])):
@@ -506,7 +528,14 @@ class Gen:
             scope[v] = "e"
             where.append(self.binder(v, "e", scope, names))
             bound = sorted(positive_vars(where), key=lambda v: int(v[2:]))
-        if rng.random() < 0.3:
+        ents = [v for v in bound if scope[v] == "e"]
+        if self.has_w and ents and rng.random() < 0.25:
+            # a weight of an answer, compared: a filter whose variable a later pattern binds
+            w = self.fresh_var("i", scope)
+            where.append(("pat", var(rng.choice(ents)), ":w", w))
+            bound = sorted(positive_vars(where), key=lambda v: int(v[2:]))
+            where.append(("cmp", rng.choice(list(CMP_OPS)), w, const(rng.randint(0, 9))))
+        elif rng.random() < 0.3:
             c = self.comparison(scope, bound)
             if c:
                 where.append(c)
