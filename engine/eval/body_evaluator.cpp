@@ -132,13 +132,122 @@ void collect_pseudo_entities(const std::vector<ast::Clause>& clauses,
 
 }  // namespace
 
+namespace {
+
+// The clauses grouped into parts that share no variable (a variable of the input counts as
+// shared by every clause that names it), each part in written order, parts in order of their
+// first clause. The part that names an input variable comes first.
+std::vector<std::vector<std::size_t>> independent_parts(const std::vector<ast::Clause>& clauses,
+                                                        const Relation& input) {
+  std::vector<std::size_t> parent(clauses.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::unordered_map<std::string, std::size_t> first_user;
+  constexpr std::size_t kInput = static_cast<std::size_t>(-1);
+  std::size_t input_part = kInput;
+  for (std::size_t i = 0; i < clauses.size(); ++i) {
+    std::vector<std::string> names = clause_variables(clauses[i]);
+    // A temporal pseudo-pattern reads the metadata of the real pattern on the same entity, a
+    // constant one too ([:a :job ?j] [:a :db/valid-from ?f]): the same part.
+    if (const auto* p = std::get_if<ast::Pattern>(&clauses[i].node); p && std::holds_alternative<Value>(p->e)) {
+      names.push_back("#entity " + entity_key(p->e));
+    }
+    for (const std::string& v : names) {
+      if (input.binds(v)) {
+        if (input_part == kInput) input_part = i;
+        parent[root(i)] = root(input_part);
+      }
+      const auto [it, fresh] = first_user.emplace(v, i);
+      if (!fresh) parent[root(i)] = root(it->second);
+    }
+  }
+  std::vector<std::vector<std::size_t>> parts;
+  std::unordered_map<std::size_t, std::size_t> part_of_root;
+  for (std::size_t i = 0; i < clauses.size(); ++i) {
+    const auto [it, fresh] = part_of_root.emplace(root(i), parts.size());
+    if (fresh) parts.emplace_back();
+    parts[it->second].push_back(i);
+  }
+  if (input_part != kInput) {
+    const std::size_t first = part_of_root[root(input_part)];
+    std::rotate(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(first),
+                parts.begin() + static_cast<std::ptrdiff_t>(first) + 1);
+  }
+  return parts;
+}
+
+}  // namespace
+
 Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation input,
                                Relation* out, int depth) {
   if (depth == 0) collect_pseudo_entities(clauses, pseudo_entities_);
+  const std::vector<std::vector<std::size_t>> parts = independent_parts(clauses, input);
+  if (parts.size() < 2) return evaluate_part(clauses, {}, std::move(input), out, depth);
+  // Parts that share no variable are evaluated alone, each with its own filters, and only their
+  // results are multiplied: a cross product of the unfiltered scans could be millions of rows
+  // that the filters then drop. An empty part makes the whole body empty.
+  std::vector<Relation> results;
+  std::vector<std::string> all_vars;
+  bool empty = false;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    std::vector<bool> elsewhere(clauses.size(), true);
+    for (std::size_t i : parts[k]) elsewhere[i] = false;
+    if (empty) {
+      for (std::size_t i : parts[k]) {
+        for (const std::string& v : clause_binds(clauses[i])) add_unique(all_vars, v);
+      }
+      continue;
+    }
+    Relation part;
+    DATALOG_RETURN_IF_ERROR(evaluate_part(clauses, elsewhere, k == 0 ? std::move(input) : Relation::unit(),
+                                          &part, depth));
+    for (const std::string& v : part.vars) add_unique(all_vars, v);
+    empty = part.rows.size() == 0;
+    results.push_back(std::move(part));
+  }
+  if (empty) {
+    out->vars = std::move(all_vars);
+    out->rows = RowStore();
+    return Status::OK();
+  }
+  Relation product = std::move(results.front());
+  for (std::size_t k = 1; k < results.size(); ++k) {
+    DATALOG_RETURN_IF_ERROR(cross_product(std::move(product), results[k], &product));
+  }
+  if (trace_) {
+    trace_->steps.push_back(TraceStep{fmt::format("{} parts with no variable in common", parts.size()),
+                                      "cross product of their results", 0, product.rows.size(), depth});
+  }
+  *out = std::move(product);
+  return Status::OK();
+}
+
+Status BodyEvaluator::cross_product(Relation left, const Relation& right, Relation* out) {
+  Relation product;
+  product.vars = left.vars;
+  product.vars.insert(product.vars.end(), right.vars.begin(), right.vars.end());
+  Row row;
+  for (RowView l : left.rows) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    for (RowView r : right.rows) {
+      row.assign(l.begin(), l.end());
+      row.insert(row.end(), r.begin(), r.end());
+      product.rows.push_back(std::move(row));
+    }
+  }
+  *out = std::move(product);
+  return Status::OK();
+}
+
+Status BodyEvaluator::evaluate_part(const std::vector<ast::Clause>& clauses, const std::vector<bool>& elsewhere,
+                                    Relation input, Relation* out, int depth) {
   Relation rel = std::move(input);
   std::vector<std::string> in_range;
-  std::vector<bool> done(clauses.size(), false);
-  std::size_t remaining = clauses.size();
+  std::vector<bool> done = elsewhere.empty() ? std::vector<bool>(clauses.size(), false) : elsewhere;
+  std::size_t remaining = static_cast<std::size_t>(std::count(done.begin(), done.end(), false));
   // What each clause binds, worked out once: rule bodies are evaluated once per iteration.
   std::vector<std::vector<std::string>> binds(clauses.size());
   for (std::size_t i = 0; i < clauses.size(); ++i) binds[i] = clause_binds(clauses[i]);

@@ -48,6 +48,10 @@ class BodyEvaluator {
 
  private:
   struct Candidate;
+  // Evaluates the clauses not marked in elsewhere (empty: all) as one part, cheapest first.
+  Status evaluate_part(const std::vector<ast::Clause>& clauses, const std::vector<bool>& elsewhere,
+                       Relation input, Relation* out, int depth);
+  Status cross_product(Relation left, const Relation& right, Relation* out);
   // in_range: the variables of rel whose values a pattern's scan held to the value ranges of
   // the body's comparisons on them (value_ranges.h); apply adds to it.
   Status apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,

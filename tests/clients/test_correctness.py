@@ -126,3 +126,29 @@ def test_retracting_facts_that_are_not_asserted_says_so(g):
         "retracted: tx 3, 0 datoms (2 facts were not asserted: nothing to retract)"
     assert exec_(g, "(retract [[:a :n 2]])") == "retracted: tx 4, 1 datom"
     assert rows(g, "SELECT count(*) FROM g") == [(0,)]
+
+
+# --- item 8: no cross product of unfiltered scans -------------------------------------------------
+
+def test_disconnected_parts_are_filtered_before_their_product(g):
+    facts = " ".join(f"[{i} :w {i}] [{i} :next {i + 1}]" for i in range(1, 3001))
+    exec_(g, f"(transact [{facts}])")
+    query = "(query [:find ?a ?c :where [?a :next ?b] [?c :w ?y] [(< ?y 3)] [(> ?b 2999)]])"
+    steps = rows(g, "SELECT datalog_explain('g', ?)", (query,))[0][0].splitlines()
+    # Each part runs with its own filter; the product of their results comes last.
+    assert [s.strip().split("  ")[1] for s in steps[1:-1]] == [
+        "[?a :next ?b]", "[(> ?b 2999)]", "[?c :w ?y]", "[(< ?y 3)]",
+        "2 parts with no variable in common"]
+    assert steps[-2].endswith("actual 4")  # the product: 2 x 2, never 3000 x 3000
+    assert sorted(rows(g, "SELECT c1, c2 FROM datalog_q('g', ?)", (query,))) == [
+        (2999, 1), (2999, 2), (3000, 1), (3000, 2)]
+
+
+def test_an_empty_part_ends_the_query_without_a_product(g):
+    facts = " ".join(f"[{i} :next {i + 1}]" for i in range(1, 3001))
+    exec_(g, f"(transact [{facts}])")
+    query = "(query [:find ?a :where [?a :next ?b] [?c :next ?d] [(< ?d 0)]])"
+    text = rows(g, "SELECT datalog_explain('g', ?)", (query,))[0][0]
+    assert "cross product" not in text
+    assert max(int(line.rsplit("actual ", 1)[1]) for line in text.splitlines()[1:-1]) == 3000
+    assert rows(g, "SELECT c1 FROM datalog_q('g', ?)", (query,)) == []
