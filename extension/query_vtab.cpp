@@ -73,6 +73,9 @@ std::string dequote(std::string s) {
   return s;
 }
 
+// A column's name: the element's text with every run of characters other than letters and
+// digits made one '_' (none at the ends): ?min-x -> min_x, (count ?e) -> count_e. :in bindings
+// and slots are named the same way.
 std::string column_name(const ast::FindElement& f) {
   std::string raw;
   switch (f.kind) {
@@ -147,8 +150,11 @@ int named_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sql
       as_column.var.name = "?" + name;
       add(column_name(as_column), true, {ColumnRole::Kind::InBinding, i, {}});
     }
+    // Slots are named by the rule of every other column: `$expected-status` -> expected_status.
     for (std::size_t i = 0; i < table->slots.size(); ++i) {
-      add(table->slots[i], true, {ColumnRole::Kind::Slot, i, {}});
+      ast::FindElement as_column;
+      as_column.var.name = "?" + table->slots[i];
+      add(column_name(as_column), true, {ColumnRole::Kind::Slot, i, {}});
     }
     schema += ")";
     const int rc = sqlite3_declare_vtab(db, schema.c_str());

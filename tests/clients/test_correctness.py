@@ -152,3 +152,14 @@ def test_an_empty_part_ends_the_query_without_a_product(g):
     assert "cross product" not in text
     assert max(int(line.rsplit("actual ", 1)[1]) for line in text.splitlines()[1:-1]) == 3000
     assert rows(g, "SELECT c1 FROM datalog_q('g', ?)", (query,)) == []
+
+
+# --- item 14: one naming rule for :in bindings and slots ----------------------------------------
+
+def test_in_bindings_and_slots_are_named_by_one_rule(g):
+    exec_(g, '(transact [[:a :x 5] [:a :status "ok"]])')
+    g.execute("""CREATE VIRTUAL TABLE q USING datalog_query(g,
+        '(query [:find ?e :in ?min-x :where [?e :x ?x] [(>= ?x ?min-x)] [?e :status $expected-status]])')""")
+    assert rows(g, "SELECT name, hidden FROM pragma_table_xinfo('q')") == [
+        ("e", 0), ("min_x", 1), ("expected_status", 1)]
+    assert rows(g, "SELECT e FROM q WHERE min_x = 3 AND expected_status = 'ok'") == [(":a",)]
