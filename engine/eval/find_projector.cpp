@@ -241,9 +241,12 @@ Status window_values(EvalContext& ctx, const std::string& name, std::span<const 
   return Status::OK();
 }
 
-// Window values for every row of rel, in rel's order (LANGUAGE.md §14).
-Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::size_t elem,
-               ValueBuffer* out) {
+// Window values for every row of rel, in rel's order (LANGUAGE.md §14). collapsed: rel holds
+// the groups of an aggregation, which ran first (as in Minigraf); a variable that is not one of
+// its grouping variables has no single value in a group, so the window reads it as nil there
+// (sum gives 0, every row ties on the order).
+Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, bool collapsed,
+               std::size_t elem, ValueBuffer* out) {
   const auto& f = q.find[elem];
   // Minigraf's refusals (count-distinct with :over ...) come first; unknown names may be SQL's.
   if (functions::is_known_aggregate(f.function) && !functions::find_window_function(f.function)) {
@@ -253,13 +256,14 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::
   const int order_col = rel.column(spec.order_by.name);
   const int part_col = spec.partition_by ? rel.column(spec.partition_by->name) : -1;
   const int arg_col = f.has_var ? rel.column(f.var.name) : -1;
-  if (order_col < 0) {
+  if (order_col < 0 && !collapsed) {
     return Status(StatusCode::InvalidArgument,
                   fmt::format("variable {} in :order-by is not bound by :where", spec.order_by.name));
   }
+  auto cell = [&](std::size_t r, int col) { return col >= 0 ? rel.rows[r][static_cast<std::size_t>(col)] : Value::nil(); };
   std::map<Value, std::vector<std::size_t>> partitions;
   for (std::size_t r = 0; r < rel.rows.size(); ++r) {
-    partitions[part_col >= 0 ? rel.rows[r][static_cast<std::size_t>(part_col)] : Value::nil()].push_back(r);
+    partitions[cell(r, part_col)].push_back(r);
   }
   out->assign(rel.rows.size(), Value::nil());
   // A partition's keys and arguments, as large as the relation: allocated as relation cells are
@@ -268,7 +272,7 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::
   for (const auto& [key, members] : partitions) {
     keys.clear();
     keys.reserve(members.size());
-    for (std::size_t r : members) keys.push_back(rel.rows[r][static_cast<std::size_t>(order_col)]);
+    for (std::size_t r : members) keys.push_back(cell(r, order_col));
     const auto order = functions::window_sort_order(keys, spec.order == ast::Order::Desc);
     args.clear();
     sorted_keys.clear();
@@ -276,7 +280,7 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, std::
     sorted_keys.reserve(order.size());
     for (std::size_t o : order) {
       const std::size_t r = members[o];
-      args.push_back(arg_col >= 0 ? rel.rows[r][static_cast<std::size_t>(arg_col)] : Value::nil());
+      args.push_back(cell(r, arg_col));
       sorted_keys.push_back(keys[o]);
     }
     DATALOG_RETURN_IF_ERROR(window_values(ctx, f.function, args, sorted_keys, &values));
@@ -322,7 +326,9 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
   std::vector<ValueBuffer> window_values(q.find.size());
   if (has_window) {
     for (std::size_t i = 0; i < q.find.size(); ++i) {
-      if (q.find[i].kind == Kind::Window) DATALOG_RETURN_IF_ERROR(windows(ctx, q, source, i, &window_values[i]));
+      if (q.find[i].kind == Kind::Window) {
+        DATALOG_RETURN_IF_ERROR(windows(ctx, q, source, has_aggregate, i, &window_values[i]));
+      }
     }
   }
   if (static_cast<std::int64_t>(source.rows.size()) > limits.max_results) {
