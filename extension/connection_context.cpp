@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -35,8 +36,27 @@ std::string quote_identifier(const std::string& s) {
 }  // namespace
 
 void ConnectionContext::register_table(const std::string& schema, const std::string& table,
-                                       const void* owner, const std::shared_ptr<GraphSession>& session) {
-  tables_[lower(schema + "." + table)] = RegisteredTable{owner, session};
+                                       const void* owner, const std::shared_ptr<GraphSession>& session,
+                                       TableLimits limits) {
+  tables_[lower(schema + "." + table)] = RegisteredTable{owner, session, limits};
+}
+
+bool ConnectionContext::get_limit(const std::string& name, std::optional<std::int64_t>* value) const {
+  if (name == "max_results") *value = connection_limits_.max_results;
+  else if (name == "max_derived_facts") *value = connection_limits_.max_derived_facts;
+  else return false;
+  return true;
+}
+
+bool ConnectionContext::set_limit(const std::string& name, std::optional<std::int64_t> value,
+                                  std::optional<std::int64_t>* before) {
+  std::optional<std::int64_t>* slot = name == "max_results"         ? &connection_limits_.max_results
+                                      : name == "max_derived_facts" ? &connection_limits_.max_derived_facts
+                                                                    : nullptr;
+  if (!slot) return false;
+  *before = *slot;
+  *slot = value;
+  return true;
 }
 
 void ConnectionContext::unregister_table(const std::string& schema, const std::string& table,
@@ -45,9 +65,21 @@ void ConnectionContext::unregister_table(const std::string& schema, const std::s
   if (it != tables_.end() && it->second.owner == owner) tables_.erase(it);
 }
 
+namespace {
+
+// The limit in force: the connection's, else the table's, else the default; 0 is none.
+std::int64_t effective_limit(std::optional<std::int64_t> connection, std::optional<std::int64_t> table,
+                             std::int64_t fallback) {
+  const std::int64_t n = connection ? *connection : table ? *table : fallback;
+  return n == 0 ? std::numeric_limits<std::int64_t>::max() : n;
+}
+
+}  // namespace
+
 std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::string& name,
                                                                   std::string* error,
-                                                                  std::string* qualified) {
+                                                                  std::string* qualified,
+                                                                  eval::Limits* limits) {
   const auto dot = name.find('.');
   const std::string schema = dot == std::string::npos ? "main" : name.substr(0, dot);
   const std::string table = dot == std::string::npos ? name : name.substr(dot + 1);
@@ -56,7 +88,17 @@ std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::str
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto it = tables_.find(key);
     if (it != tables_.end()) {
-      if (auto session = it->second.session.lock()) return session;
+      if (auto session = it->second.session.lock()) {
+        if (limits) {
+          const eval::Limits defaults;
+          limits->max_results = effective_limit(connection_limits_.max_results,
+                                                it->second.limits.max_results, defaults.max_results);
+          limits->max_derived_facts =
+              effective_limit(connection_limits_.max_derived_facts, it->second.limits.max_derived_facts,
+                              defaults.max_derived_facts);
+        }
+        return session;
+      }
     }
     if (attempt == 1) break;
     // SQLite connects a virtual table on first use: use it once, without reading anything.

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "engine/eval/eval_context.h"
 #include "extension/graph_session.h"
 #include "extension/sqlite_api.h"
 
@@ -29,13 +31,25 @@ class ConnectionContext {
   // owner is the table object: after a schema change (another connection's DDL) SQLite
   // connects a new object first and disconnects the stale one later, and that late
   // disconnect must not remove the new object's entry.
+  // limits: the table's max_results / max_derived_facts arguments (nullopt: not given).
+  struct TableLimits {
+    std::optional<std::int64_t> max_results, max_derived_facts;
+  };
   void register_table(const std::string& schema, const std::string& table, const void* owner,
-                      const std::shared_ptr<GraphSession>& session);
+                      const std::shared_ptr<GraphSession>& session, TableLimits limits = {});
   void unregister_table(const std::string& schema, const std::string& table, const void* owner);
   // The session of the store table `name` ("table" or "schema.table"); connects the table first
   // when SQLite has not yet. On failure returns null with a message in *error.
+  // *limits (when given): the result limits of queries on that table's graph.
   std::shared_ptr<GraphSession> session_of_table(const std::string& name, std::string* error,
-                                                 std::string* qualified = nullptr);
+                                                 std::string* qualified = nullptr,
+                                                 eval::Limits* limits = nullptr);
+
+  // The connection's result limits (datalog_limit): where set they win over the tables'; a
+  // query's own :max-results wins over both. 0 means no limit. Returns false for an unknown name.
+  bool set_limit(const std::string& name, std::optional<std::int64_t> value,
+                 std::optional<std::int64_t>* before);
+  bool get_limit(const std::string& name, std::optional<std::int64_t>* value) const;
 
   // Whether the application allowed graphs outside the database's folder on this connection
   // (datalog_allow_graph_paths; extension/graph_path.h).
@@ -55,7 +69,9 @@ class ConnectionContext {
   struct RegisteredTable {
     const void* owner;
     std::weak_ptr<GraphSession> session;
+    TableLimits limits;
   };
+  TableLimits connection_limits_;
   std::map<std::string, RegisteredTable> tables_;  // "schema.table" (lowercase)
 };
 

@@ -43,16 +43,17 @@ void guarded_call(sqlite3_context* ctx, Body&& body) noexcept {
 }
 
 std::shared_ptr<GraphSession> session_arg(sqlite3_context* ctx, sqlite3_value* name,
-                                          std::string* qualified) {
+                                          std::string* qualified, eval::Limits* limits = nullptr) {
   auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
   std::string error;
-  auto session = context->session_of_table(text_arg(name), &error, qualified);
+  auto session = context->session_of_table(text_arg(name), &error, qualified, limits);
   if (!session) fail(ctx, Status(StatusCode::InvalidArgument, error));
   return session;
 }
 
-eval::RunOptions run_options(InterruptProbe& probe, SqlFunctions& sql_functions) {
+eval::RunOptions run_options(InterruptProbe& probe, SqlFunctions& sql_functions, const eval::Limits& limits) {
   eval::RunOptions options;
+  options.limits = limits;
   options.now_ms = now_ms();
   options.interrupted = [&probe] { return probe.interrupted(); };
   options.external = &sql_functions;
@@ -62,14 +63,15 @@ eval::RunOptions run_options(InterruptProbe& probe, SqlFunctions& sql_functions)
 void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guarded_call(ctx, [&] {
     std::string table;
-    auto session = session_arg(ctx, argv[0], &table);
+    eval::Limits limits;
+    auto session = session_arg(ctx, argv[0], &table, &limits);
     if (!session) return;
     sqlite3* db = sqlite3_context_db_handle(ctx);
     InterruptProbe probe(db);
     SqlFunctions sql_functions(db);
     SessionScriptHost host(db, *session, table);
     std::vector<CommandOutcome> outcomes;
-    Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions), &outcomes);
+    Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions, limits), &outcomes);
     // The last check before the commit point: an interrupt that came while the script ran fails
     // the statement, so the script must not have written anything.
     if (st.ok() && probe.interrupted()) st = Status(StatusCode::Interrupted, "interrupted");
@@ -85,7 +87,8 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
 void datalog_explain(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guarded_call(ctx, [&] {
     std::string table;
-    auto session = session_arg(ctx, argv[0], &table);
+    eval::Limits limits;
+    auto session = session_arg(ctx, argv[0], &table, &limits);
     if (!session) return;
     ast::Query query;
     Status st = parse_query(text_arg(argv[1]), &query);
@@ -99,7 +102,7 @@ void datalog_explain(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (!st.ok()) return fail(ctx, st);
     InterruptProbe probe(sqlite3_context_db_handle(ctx));
     SqlFunctions sql_functions(sqlite3_context_db_handle(ctx));
-    eval::RunOptions options = run_options(probe, sql_functions);
+    eval::RunOptions options = run_options(probe, sql_functions, limits);
     options.trace = true;
     eval::QueryResult result;
     st = eval::run_query(reading->access(), query, *rules, {}, options, &result);
@@ -168,6 +171,35 @@ void datalog_allow_graph_paths(sqlite3_context* ctx, int, sqlite3_value** argv) 
   sqlite3_result_int(ctx, before ? 1 : 0);
 }
 
+// datalog_limit(name [, value]): the connection's limit `name` (max_results or
+// max_derived_facts) for every query on any graph, over the store tables' arguments; a query's
+// own :max-results still wins. 0 is no limit, NULL unsets. Returns the setting before (NULL:
+// unset).
+void datalog_limit(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
+  const std::string name = text_arg(argv[0]);
+  std::optional<std::int64_t> value, before;
+  if (argc == 2 && sqlite3_value_type(argv[1]) != SQLITE_NULL) {
+    if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < 0) {
+      sqlite3_result_error(ctx, "datalog: datalog_limit takes a number of rows (0: no limit) or NULL", -1);
+      return;
+    }
+    value = sqlite3_value_int64(argv[1]);
+  }
+  const bool known = argc == 1 ? context->get_limit(name, &before) : context->set_limit(name, value, &before);
+  if (!known) {
+    const std::string message =
+        "datalog: unknown limit '" + name + "': expected max_results or max_derived_facts";
+    sqlite3_result_error(ctx, message.c_str(), -1);
+    return;
+  }
+  if (before) {
+    sqlite3_result_int64(ctx, *before);
+  } else {
+    sqlite3_result_null(ctx);
+  }
+}
+
 }  // namespace
 
 int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
@@ -182,6 +214,8 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_rules", 1, datalog_rules},
       {"datalog_drop_rule", 2, datalog_drop_rule},
       {"datalog_allow_graph_paths", 1, datalog_allow_graph_paths},
+      {"datalog_limit", 1, datalog_limit},
+      {"datalog_limit", 2, datalog_limit},
   };
   for (const Fn& f : functions) {
     // DIRECTONLY: they read and write graph files named by tables (or say which may be opened),

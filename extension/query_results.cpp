@@ -37,7 +37,8 @@ void QueryResults::close() {
 }
 
 Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& query,
-                          const eval::QueryInputs& inputs, const QueryOrigin& origin) {
+                          const eval::QueryInputs& inputs, const QueryOrigin& origin,
+                          const eval::Limits& limits) {
   close();
   std::unique_ptr<GraphReading> reading;
   DATALOG_RETURN_IF_ERROR(GraphReading::open(session, &reading));
@@ -50,11 +51,12 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
   const std::vector<ast::Rule>& rules = loaded ? *loaded : kNoRules;
   const bool on_snapshot = !(session.writer() && session.writer()->open());
   if (on_snapshot) shared_names_ = &session.env().read_cache();
-  if (!on_snapshot || !rules.empty()) return evaluate(db, std::move(reading), query, rules, inputs, origin);
+  if (!on_snapshot || !rules.empty()) return evaluate(db, std::move(reading), query, rules, inputs, origin, limits);
 
   probe_ = std::make_unique<InterruptProbe>(db);
   sql_functions_ = std::make_unique<SqlFunctions>(db, origin);
   eval::RunOptions options;
+  options.limits = limits;
   options.now_ms = now_ms();
   options.interrupted = [probe = probe_.get()] { return probe->interrupted(); };
   options.external = sql_functions_.get();
@@ -62,7 +64,7 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
   if (!stream_) {
     probe_.reset();
     sql_functions_.reset();
-    return evaluate(db, std::move(reading), query, rules, inputs, origin);
+    return evaluate(db, std::move(reading), query, rules, inputs, origin, limits);
   }
   reading_ = std::move(reading);
   at_end_ = false;
@@ -71,10 +73,11 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
 
 Status QueryResults::evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading, const ast::Query& query,
                               const std::vector<ast::Rule>& rules, const eval::QueryInputs& inputs,
-                              const QueryOrigin& origin) {
+                              const QueryOrigin& origin, const eval::Limits& limits) {
   InterruptProbe probe(db);
   SqlFunctions sql_functions(db, origin);
   eval::RunOptions options;
+  options.limits = limits;
   options.now_ms = now_ms();
   options.interrupted = [&probe] { return probe.interrupted(); };
   options.external = &sql_functions;

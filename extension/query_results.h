@@ -36,7 +36,7 @@ class QueryResults {
   // Runs query (or starts streaming it) on the session's current state; origin says where the
   // query comes from, which decides the SQL functions it may call (sql_functions.h).
   Status open(sqlite3* db, GraphSession& session, const ast::Query& query,
-              const eval::QueryInputs& inputs, const QueryOrigin& origin);
+              const eval::QueryInputs& inputs, const QueryOrigin& origin, const eval::Limits& limits);
   void close();
 
   bool at_end() const { return at_end_; }
@@ -52,7 +52,7 @@ class QueryResults {
   Status name_of(EntityId id, std::optional<Value>* out);
   Status evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading, const ast::Query& query,
                   const std::vector<ast::Rule>& rules, const eval::QueryInputs& inputs,
-                  const QueryOrigin& origin);
+                  const QueryOrigin& origin, const eval::Limits& limits);
 
   // While streaming (destroyed in reverse order: the stream before what it reads through).
   std::unique_ptr<GraphReading> reading_;

@@ -396,13 +396,14 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       }
     }
     std::string error;
-    auto session = table->context->session_of_table(graph, &error);
+    eval::Limits limits;
+    auto session = table->context->session_of_table(graph, &error, nullptr, &limits);
     if (!session) {
       set_vtab_error(cur->pVtab, error);
       return SQLITE_ERROR;
     }
     sqlite3* db = table->context->db();
-    const Status st = c->results.open(db, *session, *query, inputs, table->origin);
+    const Status st = c->results.open(db, *session, *query, inputs, table->origin, limits);
     return report(cur->pVtab, st);
   });
 }

@@ -55,6 +55,7 @@ struct StoreTable : sqlite3_vtab {
   std::string qualified_name;  // schema.table, for temporary graphs
   std::string schema, name;
   std::chrono::milliseconds busy_timeout{5000};
+  ConnectionContext::TableLimits limits;
 };
 
 // A small cache of entity names for one transaction handle.
@@ -195,7 +196,9 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
   table->busy_timeout = options.busy_timeout;
   table->schema = argv[1];
   table->name = argv[2];
-  context->register_table(table->schema, table->name, table.get(), table->session);
+  context->register_table(table->schema, table->name, table.get(), table->session,
+                          {options.max_results, options.max_derived_facts});
+  table->limits = {options.max_results, options.max_derived_facts};
   *out = table.release();
   return SQLITE_OK;
 }
@@ -772,7 +775,7 @@ int store_rename(sqlite3_vtab* vtab, const char* new_name) {
   auto* table = static_cast<StoreTable*>(vtab);
   table->context->unregister_table(table->schema, table->name, table);
   table->name = new_name;
-  table->context->register_table(table->schema, table->name, table, table->session);
+  table->context->register_table(table->schema, table->name, table, table->session, table->limits);
   return SQLITE_OK;
 }
 

@@ -53,7 +53,7 @@ bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char
     if (eq == std::string_view::npos || quoted) {
       if (i != 0 || file_given) {
         *error = fmt::format("unexpected argument {}: expected key=value (file, busy_timeout, "
-                             "map_size_mb)", arg);
+                             "map_size_mb, max_results, max_derived_facts)", arg);
         return false;
       }
       file = dequote(arg);
@@ -87,8 +87,16 @@ bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char
         return false;
       }
       out->map_bytes = static_cast<std::size_t>(number) << 20;
+    } else if (key == "max_results" || key == "max_derived_facts") {
+      if (!parse_number(value, &number)) {
+        *error = fmt::format("{} must be a number of rows (0: no limit), got '{}'", key, value);
+        return false;
+      }
+      (key == "max_results" ? out->max_results : out->max_derived_facts) = number;
     } else {
-      *error = fmt::format("unknown argument '{}': expected file, busy_timeout or map_size_mb", key);
+      *error = fmt::format("unknown argument '{}': expected file, busy_timeout, map_size_mb, "
+                           "max_results or max_derived_facts",
+                           key);
       return false;
     }
   }

@@ -7,10 +7,13 @@
 //   USING datalog(file='x.graph', busy_timeout=2000, map_size_mb=1024)
 //     busy_timeout  ms a writer waits for another writer before SQLITE_BUSY (default 5000)
 //     map_size_mb   initial LMDB map size (default 65536; address space, not disk; it grows)
+//     max_results, max_derived_facts   limits of queries on this graph (0: none; README "Limits")
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "extension/sqlite_api.h"
@@ -21,6 +24,8 @@ struct StoreTableOptions {
   std::string path;        // empty: a private temporary graph
   std::chrono::milliseconds busy_timeout{5000};
   std::size_t map_bytes = 0;  // 0: the store's default
+  // Result limits of queries on this table's graph (0: none); nullopt: the defaults.
+  std::optional<std::int64_t> max_results, max_derived_facts;
 };
 
 // Parses module arguments argv[0..argc) (SQLite's argv[3..]) of a table of `schema`;

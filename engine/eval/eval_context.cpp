@@ -11,7 +11,10 @@ constexpr std::string_view kSqlPrefix = "sql/";
 
 Status max_results_exceeded(const Limits& limits) {
   return Status(StatusCode::InvalidArgument,
-                fmt::format("Max query results ({}) exceeded.", limits.max_results));
+                fmt::format("Max query results ({}) exceeded. Raise the limit with :max-results in "
+                            "the query, datalog_limit('max_results', n) on the connection, or the "
+                            "store table's max_results argument (0: none)",
+                            limits.max_results));
 }
 
 Status max_derived_facts_exceeded(const Limits& limits) {

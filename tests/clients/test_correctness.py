@@ -163,3 +163,42 @@ def test_in_bindings_and_slots_are_named_by_one_rule(g):
     assert rows(g, "SELECT name, hidden FROM pragma_table_xinfo('q')") == [
         ("e", 0), ("min_x", 1), ("expected_status", 1)]
     assert rows(g, "SELECT e FROM q WHERE min_x = 3 AND expected_status = 'ok'") == [(":a",)]
+
+
+# --- item 10: result limits are settings, per table and per connection ---------------------------
+
+def test_result_limits_per_table_connection_and_query(tmp_path):
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog(max_results=3)")
+    conn.execute("SELECT datalog_exec('g', '(transact [[1 :n 1] [2 :n 2] [3 :n 3] [4 :n 4] [5 :n 5]])')")
+    five = "(query [:find ?e :where [?e :n _]])"
+    with raises_datalog("datalog: Max query results (3) exceeded. Raise the limit with :max-results "
+                        "in the query, datalog_limit('max_results', n) on the connection, or the "
+                        "store table's max_results argument (0: none)"):
+        rows(conn, "SELECT c1 FROM datalog_q('g', ?)", (five,))
+    assert rows(conn, "SELECT datalog_limit('max_results')") == [(None,)]
+    assert rows(conn, "SELECT datalog_limit('max_results', 10)") == [(None,)]
+    assert len(rows(conn, "SELECT c1 FROM datalog_q('g', ?)", (five,))) == 5
+    assert "5 result(s) found." in rows(conn, "SELECT datalog_exec('g', ?)", (five,))[0][0]
+    conn.execute(f"CREATE VIRTUAL TABLE q USING datalog_query(g, '{five}')")
+    assert len(rows(conn, "SELECT * FROM q")) == 5
+    with raises_datalog("Max query results (2) exceeded."):  # the query's own setting wins
+        rows(conn, "SELECT c1 FROM datalog_q('g', '(query [:find ?e :max-results 2 :where [?e :n _]])')")
+    assert rows(conn, "SELECT datalog_limit('max_results', NULL)") == [(10,)]
+    with raises_datalog("Max query results (3) exceeded."):
+        rows(conn, "SELECT * FROM q")
+    with raises_datalog("unknown limit 'rows': expected max_results or max_derived_facts"):
+        conn.execute("SELECT datalog_limit('rows', 1)")
+
+
+def test_no_result_limit_lets_a_large_scan_through(tmp_path):
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    n = 1_000_010
+    conn.execute("SELECT datalog_exec('g', ?)",
+                 ("(transact [" + " ".join(f"[{i} :n {i}]" for i in range(1, n + 1)) + "])",))
+    scan = "(query [:find ?e :where [?e :n _]])"
+    with raises_datalog("Max query results (1000000) exceeded."):  # the default: a clear error
+        rows(conn, "SELECT count(*) FROM datalog_q('g', ?)", (scan,))
+    conn.execute("SELECT datalog_limit('max_results', 0)")
+    assert rows(conn, "SELECT count(*) FROM datalog_q('g', ?)", (scan,)) == [(n,)]
