@@ -203,9 +203,10 @@ def test_stored_rule_obeys_trusted_schema_wherever_it_is_called(tmp_path):
 
 # --- 3. inspecting a schema creates nothing -----------------------------------------------------
 
+@pytest.mark.parametrize("trusted_schema", TRUST)
 @pytest.mark.parametrize("inspect", ["PRAGMA table_info(g)", ".schema", "SELECT count(*) FROM g"])
 @pytest.mark.parametrize("graph", ["{elsewhere}/x.graph", "../elsewhere/x.graph"])
-def test_inspecting_a_schema_creates_no_file_elsewhere(tmp_path, inspect, graph):
+def test_inspecting_a_schema_creates_no_file_elsewhere(tmp_path, inspect, graph, trusted_schema):
     if inspect == ".schema" and SHELL is None:
         pytest.skip("the sqlite3 shell is not installed")
     victim = tmp_path / "victim"
@@ -222,10 +223,11 @@ def test_inspecting_a_schema_creates_no_file_elsewhere(tmp_path, inspect, graph)
         (f"CREATE VIRTUAL TABLE g USING datalog('{graph.format(elsewhere=elsewhere)}')",))
     attacker.close()
     if inspect == ".schema":
-        out, err = shell(victim, victim / "evil.db", ".schema")
+        out, err = shell(victim, victim / "evil.db", ".schema", trusted_schema=trusted_schema)
         assert "CREATE VIRTUAL TABLE g USING datalog" in out
     else:
         conn = connect(victim / "evil.db")
+        conn.execute(f"PRAGMA trusted_schema={trusted_schema}")
         with raises_datalog("must be a file in the database's folder (no absolute path, no '..')"):
             conn.execute(inspect).fetchall()
     assert sorted(os.listdir(elsewhere)) == ["x.graph"]
