@@ -184,6 +184,7 @@ std::vector<std::vector<std::size_t>> independent_parts(const std::vector<ast::C
 Status BodyEvaluator::evaluate(const std::vector<ast::Clause>& clauses, Relation input,
                                Relation* out, int depth) {
   if (depth == 0) collect_pseudo_entities(clauses, pseudo_entities_);
+  if (clauses.size() < 2) return evaluate_part(clauses, {}, std::move(input), out, depth);
   const std::vector<std::vector<std::size_t>> parts = independent_parts(clauses, input);
   if (parts.size() < 2) return evaluate_part(clauses, {}, std::move(input), out, depth);
   // Parts that share no variable are evaluated alone, each with its own filters, and only their
