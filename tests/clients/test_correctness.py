@@ -202,3 +202,21 @@ def test_no_result_limit_lets_a_large_scan_through(tmp_path):
         rows(conn, "SELECT count(*) FROM datalog_q('g', ?)", (scan,))
     conn.execute("SELECT datalog_limit('max_results', 0)")
     assert rows(conn, "SELECT count(*) FROM datalog_q('g', ?)", (scan,)) == [(n,)]
+
+
+# --- item 9: EDN numbers in full ------------------------------------------------------------------
+
+@pytest.mark.parametrize("literal, value", [("1e5", 100000.0), ("1.0e0", 1.0), ("1e308", 1e308),
+                                            ("-2.5E-3", -0.0025), ("+7", 7), ("0x1F", 31),
+                                            ("1.5M", 1.5), ("5N", 5)])
+def test_number_literals_are_read_as_edn_writes_them(g, literal, value):
+    got = rows(g, f"SELECT c1 FROM datalog_q('g', '(query [:find ?x :where [(ground {literal}) ?x]])')")
+    assert got == [(value,)] and type(got[0][0]) is type(value)
+
+
+@pytest.mark.parametrize("literal, message", [("1e309", "Float literal out of range: 1e309"),
+                                              ("1e", "Invalid number: 1e"),
+                                              ("12abc", "Invalid number: 12abc")])
+def test_bad_number_literals_say_why(g, literal, message):
+    with raises_datalog(f"datalog: parse error at line 1, column 34: {message}"):
+        rows(g, f"SELECT c1 FROM datalog_q('g', '(query [:find ?x :where [(ground {literal}) ?x]])')")
