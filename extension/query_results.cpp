@@ -54,7 +54,7 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
   if (!on_snapshot || !rules.empty()) return evaluate(db, std::move(reading), query, rules, inputs, origin, limits);
 
   probe_ = std::make_unique<InterruptProbe>(db);
-  sql_functions_ = std::make_unique<SqlFunctions>(db, origin);
+  sql_functions_ = std::make_unique<SqlFunctions>(db, &origin);
   eval::RunOptions options;
   options.limits = limits;
   options.now_ms = now_ms();
@@ -75,7 +75,7 @@ Status QueryResults::evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading
                               const std::vector<ast::Rule>& rules, const eval::QueryInputs& inputs,
                               const QueryOrigin& origin, const eval::Limits& limits) {
   InterruptProbe probe(db);
-  SqlFunctions sql_functions(db, origin);
+  SqlFunctions sql_functions(db, &origin);
   eval::RunOptions options;
   options.limits = limits;
   options.now_ms = now_ms();

@@ -34,7 +34,8 @@ class QueryResults {
   QueryResults& operator=(const QueryResults&) = delete;
 
   // Runs query (or starts streaming it) on the session's current state; origin says where the
-  // query comes from, which decides the SQL functions it may call (sql_functions.h).
+  // query comes from, which decides the SQL functions it may call (sql_functions.h); it must
+  // outlive the results (a table's origin outlives its cursors).
   Status open(sqlite3* db, GraphSession& session, const ast::Query& query,
               const eval::QueryInputs& inputs, const QueryOrigin& origin, const eval::Limits& limits);
   void close();

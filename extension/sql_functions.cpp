@@ -177,7 +177,7 @@ Status SqlFunctions::call(GraphReader& graph, const std::string& name, const std
     return Status(StatusCode::InvalidArgument,
                   fmt::format("SQL function '{}' does not take {} argument{}", name, n, n == 1 ? "" : "s"));
   }
-  if (origin_.from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_.schema_object, name, false, n));
+  if (origin_ && origin_->from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_->schema_object, name, false, n));
   std::string sql = "SELECT " + quoted(name) + "(";
   for (int i = 1; i <= n; ++i) sql += fmt::format("{}?{}", i > 1 ? ", " : "", i);
   sql += ")";
@@ -209,7 +209,7 @@ Status SqlFunctions::make_aggregate(GraphReader& graph, const std::string& name,
     return Status(StatusCode::InvalidArgument,
                   fmt::format("SQL function '{}' runs Datalog itself and cannot be called from Datalog", name));
   }
-  if (origin_.from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_.schema_object, name, true, 1));
+  if (origin_ && origin_->from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_->schema_object, name, true, 1));
   *out = std::make_unique<SqlAccumulator>(*this, graph, name);
   return Status::OK();
 }
@@ -243,7 +243,7 @@ Status SqlFunctions::window(GraphReader& graph, const std::string& name, std::sp
     return Status(StatusCode::InvalidArgument,
                   fmt::format("SQL function '{}' runs Datalog itself and cannot be called from Datalog", name));
   }
-  if (origin_.from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_.schema_object, name, true, 1));
+  if (origin_ && origin_->from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_->schema_object, name, true, 1));
   // A window-capable function computes the running frame in one pass; a plain aggregate is run
   // once per prefix (SQLite refuses OVER for it).
   const std::string sql =

@@ -54,7 +54,8 @@ struct QueryOrigin {
 
 class SqlFunctions final : public eval::ExternalFunctions {
  public:
-  explicit SqlFunctions(sqlite3* db, QueryOrigin origin = {}) : db_(db), origin_(std::move(origin)) {}
+  // origin: where the query comes from, outliving this object; null for the application's own.
+  explicit SqlFunctions(sqlite3* db, const QueryOrigin* origin = nullptr) : db_(db), origin_(origin) {}
   ~SqlFunctions() override;
   SqlFunctions(const SqlFunctions&) = delete;
   SqlFunctions& operator=(const SqlFunctions&) = delete;
@@ -87,7 +88,7 @@ class SqlFunctions final : public eval::ExternalFunctions {
   Status step_error(const std::string& name, int rc) const;
 
   sqlite3* db_;
-  QueryOrigin origin_;
+  const QueryOrigin* origin_;
   std::unordered_map<std::string, std::vector<Overload>> overloads_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
 };
