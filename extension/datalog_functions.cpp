@@ -7,6 +7,7 @@
 #include "engine/script_runner.h"
 #include "engine/time_text.h"
 #include "extension/connection_context.h"
+#include "extension/direct_only.h"
 #include "extension/graph_reading.h"
 #include "extension/script_host.h"
 #include "extension/sql_functions.h"
@@ -72,10 +73,7 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
     SessionScriptHost host(db, *session, table);
     std::vector<CommandOutcome> outcomes;
     Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions, limits), &outcomes);
-    // The last check before the commit point: an interrupt that came while the script ran fails
-    // the statement, so the script must not have written anything.
-    if (st.ok() && probe.interrupted()) st = Status(StatusCode::Interrupted, "interrupted");
-    if (st.ok()) st = host.commit();
+    if (st.ok()) st = host.commit(probe);
     if (!st.ok()) return fail(ctx, st);
     std::unique_ptr<GraphReading> names;
     GraphReading::open(*session, &names);
@@ -150,81 +148,23 @@ void datalog_drop_rule(sqlite3_context* ctx, int, sqlite3_value** argv) {
       if (st.ok()) st = ended;
     }
     InterruptProbe probe(sqlite3_context_db_handle(ctx));
-    if (st.ok() && probe.interrupted()) st = Status(StatusCode::Interrupted, "interrupted");
-    if (st.ok()) st = host.commit();
+    if (st.ok()) st = host.commit(probe);
     if (!st.ok()) return fail(ctx, st);
     sqlite3_result_int(ctx, removed);
   });
 }
 
-// datalog_allow_graph_paths(on): whether store tables connected from now on may open graphs
-// outside their database's folder (extension/graph_path.h). Direct-only, so a schema cannot
-// call it. Returns the setting before the call.
-void datalog_allow_graph_paths(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
-  const bool before = context->any_graph_path();
-  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
-    sqlite3_result_error(ctx, "datalog: datalog_allow_graph_paths takes 1 (allow) or 0 (refuse)", -1);
-    return;
-  }
-  context->allow_any_graph_path(sqlite3_value_int64(argv[0]) != 0);
-  sqlite3_result_int(ctx, before ? 1 : 0);
-}
-
-// datalog_limit(name [, value]): the connection's limit `name` (max_results or
-// max_derived_facts) for every query on any graph, over the store tables' arguments; a query's
-// own :max-results still wins. 0 is no limit, NULL unsets. Returns the setting before (NULL:
-// unset).
-void datalog_limit(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
-  auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
-  const std::string name = text_arg(argv[0]);
-  std::optional<std::int64_t> value, before;
-  if (argc == 2 && sqlite3_value_type(argv[1]) != SQLITE_NULL) {
-    if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < 0) {
-      sqlite3_result_error(ctx, "datalog: datalog_limit takes a number of rows (0: no limit) or NULL", -1);
-      return;
-    }
-    value = sqlite3_value_int64(argv[1]);
-  }
-  const bool known = argc == 1 ? context->get_limit(name, &before) : context->set_limit(name, value, &before);
-  if (!known) {
-    const std::string message =
-        "datalog: unknown limit '" + name + "': expected max_results or max_derived_facts";
-    sqlite3_result_error(ctx, message.c_str(), -1);
-    return;
-  }
-  if (before) {
-    sqlite3_result_int64(ctx, *before);
-  } else {
-    sqlite3_result_null(ctx);
-  }
-}
-
 }  // namespace
 
 int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
-  struct Fn {
-    const char* name;
-    int args;
-    void (*fn)(sqlite3_context*, int, sqlite3_value**);
-  };
-  const Fn functions[] = {
+  // Direct-only: they read and write graph files named by tables, never from a schema object.
+  const DirectOnlyFunction functions[] = {
       {"datalog_exec", 2, datalog_exec},
       {"datalog_explain", 2, datalog_explain},
       {"datalog_rules", 1, datalog_rules},
       {"datalog_drop_rule", 2, datalog_drop_rule},
-      {"datalog_allow_graph_paths", 1, datalog_allow_graph_paths},
-      {"datalog_limit", 1, datalog_limit},
-      {"datalog_limit", 2, datalog_limit},
   };
-  for (const Fn& f : functions) {
-    // DIRECTONLY: they read and write graph files named by tables (or say which may be opened),
-    // never from a schema object.
-    const int rc = sqlite3_create_function_v2(db, f.name, f.args, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                              context, f.fn, nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK) return rc;
-  }
-  return SQLITE_OK;
+  return register_direct_only(db, context, functions);
 }
 
 }  // namespace datalog::ext

@@ -4,8 +4,8 @@
 //
 // Registers, on the loading connection: the `datalog` store table module, the `datalog_query`
 // module and the `datalog_q` table-valued function, datalog_exec / datalog_explain /
-// datalog_rules / datalog_drop_rule, datalog_version(), and datalog_values (for SQL aggregates
-// called from Datalog). The library stays loaded for the life of the process
+// datalog_rules / datalog_drop_rule, the settings datalog_allow_graph_paths / datalog_limit,
+// datalog_version(), and datalog_values (for SQL aggregates called from Datalog). The library stays loaded for the life of the process
 // (SQLITE_OK_LOAD_PERMANENTLY): graph environments are shared process-wide and must outlive any
 // one connection.
 #define DATALOG_EXTENSION_MAIN
@@ -17,6 +17,7 @@ SQLITE_EXTENSION_INIT1
 #include "extension/connection_context.h"
 #include "extension/datalog_functions.h"
 #include "extension/query_vtab.h"
+#include "extension/settings_functions.h"
 #include "extension/store_vtab.h"
 #include "extension/value_list_vtab.h"
 #include "extension/version.h"
@@ -41,6 +42,7 @@ int register_all(sqlite3* db, char** err) {
   int rc = datalog::ext::register_store_module(db, context, destroy_context);
   if (rc == SQLITE_OK) rc = datalog::ext::register_query_modules(db, context);
   if (rc == SQLITE_OK) rc = datalog::ext::register_datalog_functions(db, context);
+  if (rc == SQLITE_OK) rc = datalog::ext::register_settings_functions(db, context);
   if (rc == SQLITE_OK) rc = datalog::ext::register_value_list_module(db);
   if (rc != SQLITE_OK) return rc;
   return sqlite3_create_function_v2(db, "datalog_version", 0,

@@ -56,7 +56,8 @@ Status SessionScriptHost::end_write(bool success) {
   return own_transaction_ ? w->next_transaction() : Status::OK();
 }
 
-Status SessionScriptHost::commit() {
+Status SessionScriptHost::commit(InterruptProbe& probe) {
+  if (probe.interrupted()) return Status(StatusCode::Interrupted, "interrupted");
   if (!own_transaction_) return Status::OK();
   own_transaction_ = false;
   reading_.reset();

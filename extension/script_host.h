@@ -32,8 +32,9 @@ class SessionScriptHost final : public ScriptHost {
   Status end_write(bool success) override;
   Status reader(GraphReader** reader) override;
   // Commits what the commands wrote in autocommit mode (nothing to do inside a transaction,
-  // whose COMMIT commits them).
-  Status commit();
+  // whose COMMIT commits them), after the last check: an interrupt that came while they ran
+  // will fail the statement, so then nothing may be committed.
+  Status commit(InterruptProbe& probe);
   // A reader that stays valid until the next call (for naming entities in results).
   GraphReader* last_reader() { return reading_ ? &reading_->access() : nullptr; }
 
