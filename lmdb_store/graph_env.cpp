@@ -139,6 +139,7 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
     return Status(StatusCode::CantOpen,
                   fmt::format("cannot open graph '{}': {}", path, mdb_strerror(rc)));
   }
+  DATALOG_RETURN_IF_ERROR(check_not_truncated());
   int dead = 0;
   mdb_reader_check(env_, &dead);  // clear slots of readers that died
   if (!read_only_) {
@@ -149,6 +150,27 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
     }
   }
   return init_tables();
+}
+
+Status GraphEnv::check_not_truncated() const {
+  // The newest meta page says which pages are in use. A file shorter than that (a partial copy,
+  // a full disk, a truncate) would be read past its end through the map, and that kills the
+  // process with SIGBUS: refuse it before any page is read.
+  MDB_envinfo info{};
+  MDB_stat stat{};
+  mdb_env_info(env_, &info);
+  mdb_env_stat(env_, &stat);
+  struct stat file {};
+  if (::stat(path_.c_str(), &file) != 0) {
+    return Status(StatusCode::CantOpen, fmt::format("cannot stat graph '{}': {}", path_, strerror(errno)));
+  }
+  const auto needed = (static_cast<std::uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  if (static_cast<std::uint64_t>(file.st_size) < needed) {
+    return Status(StatusCode::Corrupt,
+                  fmt::format("graph '{}' is truncated: the file has {} bytes, its pages need {}",
+                              path_, file.st_size, needed));
+  }
+  return Status::OK();
 }
 
 GraphEnv::~GraphEnv() {

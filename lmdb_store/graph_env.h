@@ -109,6 +109,7 @@ class GraphEnv {
   GraphEnv() = default;
   Status open_file(const std::string& path, const OpenOptions& options);
   Status init_tables();
+  Status check_not_truncated() const;
   Status adopt_resize();
   Status set_map_size_quiesced(std::size_t bytes, std::chrono::milliseconds timeout);
   Status maybe_grow_before_write();

@@ -191,3 +191,33 @@ def test_read_only_graph_as_another_user():
         assert out.stdout.splitlines() == [message] * 3
     finally:
         shutil.rmtree(folder)
+
+
+def test_truncated_graph_is_an_error_not_a_crash(tmp_path):
+    """A graph cut short (a partial copy, a full disk) was read past its end through LMDB's map:
+    SIGBUS killed the host. The file's size is checked against its pages at open."""
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("SELECT datalog_exec('g', ?)",
+                 ("(transact [" + " ".join(f"[{i} :n {i}]" for i in range(1, 20001)) + "])",))
+    conn.close()
+    graph = tmp_path / "app.graph"
+    size = graph.stat().st_size
+    script = textwrap.dedent(f"""
+        import sqlite3, sys
+        conn = sqlite3.connect({str(tmp_path / 'app.db')!r}, isolation_level=None)
+        conn.enable_load_extension(True)
+        conn.load_extension({EXT!r})
+        try:
+            conn.execute("SELECT count(*) FROM g").fetchall()
+        except sqlite3.Error as e:
+            print(e.sqlite_errorname, e)
+    """)
+    for cut in (size // 2, size - 4096, 3 * 4096):
+        with open(graph, "r+b") as f:
+            f.truncate(cut)
+        os.remove(tmp_path / "app.graph-lock")
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, (cut, out.returncode, out.stderr)  # not killed by SIGBUS
+        assert out.stdout.strip() == (f"SQLITE_CORRUPT datalog: graph '{graph}' is truncated: the file "
+                                      f"has {cut} bytes, its pages need {size}"), cut
