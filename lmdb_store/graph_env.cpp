@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -488,7 +489,16 @@ Status GraphEnv::maybe_grow_before_write() {
 }
 
 Status GraphEnv::grow_map(std::chrono::milliseconds timeout) {
-  return set_map_size_quiesced(map_bytes() * 2, timeout);
+  // In one step to room for any transaction short of the default map (address space, not
+  // disk): doubling a small map once per failure made a large transaction fail again and again.
+  MDB_envinfo info{};
+  MDB_stat stat{};
+  mdb_env_info(env_, &info);
+  mdb_env_stat(env_, &stat);
+  const std::size_t used = (static_cast<std::size_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  const std::size_t wanted = ((used + kDefaultMapBytes + kMiB - 1) / kMiB) * kMiB;
+  return set_map_size_quiesced(std::max(map_bytes() * 2, wanted), timeout);
 }
 
 Status GraphEnv::adopt_resize() {

@@ -96,8 +96,9 @@ class GraphEnv {
   // when it is more than half used, and adopts another process's growth.
   Status begin_write(MDB_txn** txn);
 
-  // Grows the map (doubling) after MDB_MAP_FULL. The caller has ended its transactions; waits
-  // up to timeout for the others of this process to end.
+  // Grows the map after MDB_MAP_FULL, in one step to the pages in use plus the default map size
+  // (at least double). The caller has ended its transactions; waits up to timeout for the others
+  // of this process to end.
   Status grow_map(std::chrono::milliseconds timeout);
 
   std::size_t map_bytes() const;
