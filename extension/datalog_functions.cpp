@@ -8,6 +8,7 @@
 #include "engine/time_text.h"
 #include "extension/connection_context.h"
 #include "extension/direct_only.h"
+#include "extension/errors.h"
 #include "extension/graph_reading.h"
 #include "extension/script_host.h"
 #include "extension/sql_functions.h"
@@ -24,12 +25,8 @@ std::string text_arg(sqlite3_value* v) {
 void fail(sqlite3_context* ctx, const Status& st) {
   const std::string message = "datalog: " + st.message();
   sqlite3_result_error(ctx, message.c_str(), -1);
-  const int code = st.code() == StatusCode::Busy          ? SQLITE_BUSY
-                   : st.code() == StatusCode::Interrupted ? SQLITE_INTERRUPT
-                   : st.code() == StatusCode::Full        ? SQLITE_FULL
-                   : st.code() == StatusCode::ReadOnly    ? SQLITE_READONLY
-                                                          : SQLITE_ERROR;
-  sqlite3_result_error_code(ctx, code);
+  // The codes the store tables give for the same failures (SQLITE_FULL, SQLITE_IOERR, ...).
+  sqlite3_result_error_code(ctx, sqlite_code(st));
 }
 
 template <typename Body>

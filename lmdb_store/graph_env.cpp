@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -151,6 +152,13 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
     }
   }
   return init_tables();
+}
+
+bool GraphEnv::free_disk_bytes(std::uint64_t* out) const {
+  struct statvfs fs {};
+  if (::statvfs(path_.c_str(), &fs) != 0) return false;
+  *out = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  return true;
 }
 
 Status GraphEnv::check_not_truncated() const {

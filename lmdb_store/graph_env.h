@@ -101,6 +101,9 @@ class GraphEnv {
   // of this process to end.
   Status grow_map(std::chrono::milliseconds timeout);
 
+  // The bytes an unprivileged writer may still use on the graph's filesystem; false if unknown.
+  bool free_disk_bytes(std::uint64_t* out) const;
+
   std::size_t map_bytes() const;
 
   // Idents and statistics that readers of this graph share (read_cache.h).

@@ -603,6 +603,16 @@ Status WriteTxn::commit() {
   txn_idents_.clear();
   if (rc != MDB_SUCCESS) {
     failure_ = status_from_mdb(rc, fmt::format("commit to graph '{}'", env_->path()));
+    // LMDB reports a short write as EIO, which is what a full disk gives it: say so.
+    constexpr std::uint64_t kNearlyFull = std::uint64_t{16} << 20;
+    std::uint64_t free_bytes = 0;
+    if (rc == EIO && env_->free_disk_bytes(&free_bytes) && free_bytes < kNearlyFull) {
+      failure_ = Status(StatusCode::Full,
+                        fmt::format("disk full: the commit to graph '{}' could not write its pages "
+                                    "({} bytes free on its filesystem); the transaction was rolled "
+                                    "back and the graph is as it was",
+                                    env_->path(), free_bytes));
+    }
     return failure_;
   }
   return Status::OK();
