@@ -151,6 +151,36 @@ void datalog_drop_rule(sqlite3_context* ctx, int, sqlite3_value** argv) {
   });
 }
 
+// datalog_stats(graph): the graph file and its readers as JSON. A snapshot held open (a long
+// statement, a transaction left open in another process) keeps LMDB from reusing any page it
+// may see, so the file grows while it lasts: oldest_reader names the process that holds the
+// oldest one and how many graph transactions it is behind.
+void datalog_stats(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guarded_call(ctx, [&] {
+    std::string table;
+    auto session = session_arg(ctx, argv[0], &table);
+    if (!session) return;
+    store::GraphEnv::Usage u;
+    const Status st = session->env().usage(&u);
+    if (!st.ok()) return fail(ctx, st);
+    std::string path_json = "\"";
+    for (char c : session->env().path()) {
+      if (c == '"' || c == '\\') path_json += '\\';
+      path_json += c;
+    }
+    path_json += '"';
+    const std::string oldest =
+        u.readers == 0 ? "null"
+                       : fmt::format("{{\"pid\":{},\"transactions_behind\":{}}}", u.oldest_pid,
+                                     u.last_txnid - u.oldest_txnid);
+    const std::string text = fmt::format(
+        "{{\"graph\":{},\"file_bytes\":{},\"used_bytes\":{},\"map_bytes\":{},\"readers\":{},"
+        "\"oldest_reader\":{}}}",
+        path_json, u.file_bytes, u.used_bytes, u.map_bytes, u.readers, oldest);
+    sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  });
+}
+
 }  // namespace
 
 int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
@@ -160,6 +190,7 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_explain", 2, datalog_explain},
       {"datalog_rules", 1, datalog_rules},
       {"datalog_drop_rule", 2, datalog_drop_rule},
+      {"datalog_stats", 1, datalog_stats},
   };
   return register_direct_only(db, context, functions);
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -152,6 +153,37 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
     }
   }
   return init_tables();
+}
+
+Status GraphEnv::usage(Usage* out) const {
+  MDB_envinfo info{};
+  MDB_stat stat{};
+  DATALOG_RETURN_IF_ERROR(status_from_mdb(mdb_env_info(env_, &info), "graph usage"));
+  DATALOG_RETURN_IF_ERROR(status_from_mdb(mdb_env_stat(env_, &stat), "graph usage"));
+  struct stat file {};
+  if (::stat(path_.c_str(), &file) == 0) out->file_bytes = static_cast<std::uint64_t>(file.st_size);
+  out->map_bytes = info.me_mapsize;
+  out->used_bytes = (static_cast<std::uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  out->last_txnid = info.me_last_txnid;
+  out->readers = 0;
+  out->oldest_txnid = 0;
+  // mdb_reader_list prints a header, then "pid thread txnid" per slot ("-" when the slot's
+  // snapshot is reset): the only public view of the reader table.
+  auto each = [](const char* line, void* ctx) -> int {
+    auto* u = static_cast<Usage*>(ctx);
+    long pid = 0;
+    unsigned long long thread = 0, txnid = 0;
+    if (std::sscanf(line, " %ld %llx %llu", &pid, &thread, &txnid) == 3 && txnid > 0) {
+      ++u->readers;
+      if (u->oldest_txnid == 0 || txnid < u->oldest_txnid) {
+        u->oldest_txnid = txnid;
+        u->oldest_pid = pid;
+      }
+    }
+    return 0;
+  };
+  mdb_reader_list(env_, each, out);
+  return Status::OK();
 }
 
 bool GraphEnv::free_disk_bytes(std::uint64_t* out) const {

@@ -104,6 +104,17 @@ class GraphEnv {
   // The bytes an unprivileged writer may still use on the graph's filesystem; false if unknown.
   bool free_disk_bytes(std::uint64_t* out) const;
 
+  // What the file and its readers look like now, for datalog_stats. A reader holding an old
+  // snapshot keeps every page it may see from being reused, so the file grows while it lasts.
+  struct Usage {
+    std::uint64_t file_bytes = 0, map_bytes = 0, used_bytes = 0;
+    std::uint64_t last_txnid = 0;   // LMDB's newest committed transaction id
+    std::uint64_t readers = 0;      // snapshots open now, in every process
+    std::uint64_t oldest_txnid = 0; // the oldest of them (0: none)
+    long oldest_pid = 0;            // the process that holds it
+  };
+  Status usage(Usage* out) const;
+
   std::size_t map_bytes() const;
 
   // Idents and statistics that readers of this graph share (read_cache.h).

@@ -1,11 +1,13 @@
 """Several processes on one graph: the LMDB writer lock across processes, snapshots, and
 recovery after a writer is killed (SIGKILL) in the middle of a transaction."""
+import json
 import os
 import pathlib
 import signal
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 
 import pytest
@@ -224,3 +226,39 @@ def test_forked_child_opens_the_graph_afresh(tmp_path):
         "child wrote",
         "parent sees [(1, 1), (2, 2), (3, 3)]",
     ]
+
+
+def test_datalog_stats_names_the_reader_that_holds_an_old_snapshot(tmp_path):
+    """A snapshot held open in another process keeps LMDB from reusing the pages it may see, so
+    the file grows while it lasts: datalog_stats shows who holds it and how far behind it is."""
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("SELECT datalog_exec('g', '(transact [[:a :n 1] [:b :n 2]])')")
+    stats = json.loads(rows(conn, "SELECT datalog_stats('g')")[0][0])
+    assert stats["graph"] == str(tmp_path / "app.graph")
+    assert stats["readers"] == 0 and stats["oldest_reader"] is None
+    assert stats["file_bytes"] == (tmp_path / "app.graph").stat().st_size
+    holder = subprocess.Popen(
+        [PYTHON, "-c", textwrap.dedent(f"""
+            import sqlite3, sys
+            conn = sqlite3.connect({str(tmp_path / 'app.db')!r}, isolation_level=None)
+            conn.enable_load_extension(True)
+            conn.load_extension({EXT!r})
+            cursor = conn.execute("SELECT v FROM g")
+            cursor.fetchone()
+            print("holding", flush=True)
+            sys.stdin.readline()
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        for i in range(5):
+            conn.execute("SELECT datalog_exec('g', ?)", (f"(transact [[:c :n {i}]])",))
+        stats = json.loads(rows(conn, "SELECT datalog_stats('g')")[0][0])
+        assert stats["readers"] == 1
+        assert stats["oldest_reader"] == {"pid": holder.pid, "transactions_behind": 5}
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(timeout=60)
+    stats = json.loads(rows(conn, "SELECT datalog_stats('g')")[0][0])
+    assert stats["readers"] == 0 and stats["oldest_reader"] is None
