@@ -10,6 +10,7 @@
 #include "extension/direct_only.h"
 #include "extension/errors.h"
 #include "extension/graph_reading.h"
+#include "extension/interrupt_probe.h"
 #include "extension/script_host.h"
 #include "extension/sql_functions.h"
 

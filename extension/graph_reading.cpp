@@ -29,22 +29,4 @@ Status GraphReading::rules(GraphSession::Rules* out) {
   return Status::OK();
 }
 
-InterruptProbe::~InterruptProbe() { sqlite3_finalize(probe_); }
-
-bool InterruptProbe::interrupted() {
-  // Prepared on the first poll: most queries end before the engine polls at all.
-  if (!probe_) {
-    // Preparing fails with SQLITE_INTERRUPT once an interrupt is pending: that is the answer.
-    const int rc = sqlite3_prepare_v2(db_, "SELECT 1", -1, &probe_, nullptr);
-    if (rc != SQLITE_OK) {
-      sqlite3_finalize(probe_);
-      probe_ = nullptr;
-      return rc == SQLITE_INTERRUPT;
-    }
-  }
-  const int rc = sqlite3_step(probe_);
-  sqlite3_reset(probe_);
-  return rc == SQLITE_INTERRUPT;
-}
-
 }  // namespace datalog::ext

@@ -28,19 +28,4 @@ class GraphReading {
   std::optional<store::GraphAccess> access_;
 };
 
-// Polls sqlite3_interrupt on a connection (SQLite 3.40 has no sqlite3_is_interrupted): a
-// statement stepped on an interrupted connection fails with SQLITE_INTERRUPT.
-class InterruptProbe {
- public:
-  explicit InterruptProbe(sqlite3* db) : db_(db) {}
-  ~InterruptProbe();
-  InterruptProbe(const InterruptProbe&) = delete;
-  InterruptProbe& operator=(const InterruptProbe&) = delete;
-  bool interrupted();
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* probe_ = nullptr;
-};
-
 }  // namespace datalog::ext

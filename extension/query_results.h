@@ -20,6 +20,7 @@
 #include "engine/eval/query_runner.h"
 #include "engine/eval/query_stream.h"
 #include "extension/graph_reading.h"
+#include "extension/interrupt_probe.h"
 #include "extension/graph_session.h"
 #include "extension/sql_functions.h"
 #include "extension/sqlite_api.h"

@@ -17,6 +17,7 @@
 
 #include "engine/script_runner.h"
 #include "extension/graph_reading.h"
+#include "extension/interrupt_probe.h"
 #include "extension/graph_session.h"
 #include "extension/sqlite_api.h"
 

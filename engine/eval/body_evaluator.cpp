@@ -234,6 +234,7 @@ Status BodyEvaluator::cross_product(Relation left, const Relation& right, Relati
   for (RowView l : left.rows) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     for (RowView r : right.rows) {
+      DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
       row.assign(l.begin(), l.end());
       row.insert(row.end(), r.begin(), r.end());
       product.rows.push_back(std::move(row));
@@ -547,6 +548,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
 
   // Appends row extended with a match to out, unless a repeated variable disagrees.
   auto extend = [&](RowView row, const Match& m) -> Status {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());  // one outer row may produce millions
     std::span<Value> next = out.rows.push_back_widened(row, out.vars.size());
     if (meta_order >= 0) {
       Value& last = next[static_cast<std::size_t>(meta_order)];

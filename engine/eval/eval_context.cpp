@@ -1,11 +1,17 @@
 #include "engine/eval/eval_context.h"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 namespace datalog::eval {
 
 namespace {
-constexpr std::uint32_t kInterruptCheckEvery = 1024;
+// The host is polled (about a microsecond) at most once per kPollEvery of evaluation, and the
+// clock read once per kInterruptCheckEvery calls (a call is one row produced or read), so inner
+// loops can call check_interrupt per row.
+constexpr std::uint32_t kInterruptCheckEvery = 128;
+constexpr std::chrono::microseconds kPollEvery{1000};
 constexpr std::string_view kSqlPrefix = "sql/";
 }  // namespace
 
@@ -36,6 +42,9 @@ std::optional<std::string> sql_function_name(const std::string& name) {
 
 Status EvalContext::check_interrupt() {
   if (!interrupted_ || (++interrupt_tick_ % kInterruptCheckEvery) != 0) return Status::OK();
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_poll_ < kPollEvery) return Status::OK();
+  last_poll_ = now;
   if (interrupted_()) return Status(StatusCode::Interrupted, "interrupted");
   return Status::OK();
 }

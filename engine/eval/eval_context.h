@@ -6,6 +6,7 @@
 // compare them as that entity (join_key). Integers in entity position are entity ids.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -119,6 +120,7 @@ class EvalContext {
   std::function<bool()> interrupted_;
   ExternalFunctions* external_ = nullptr;
   std::uint32_t interrupt_tick_ = 0;
+  std::chrono::steady_clock::time_point last_poll_ = std::chrono::steady_clock::now();
   functions::RegexCache regexes_;
   std::unordered_map<Value, std::optional<EntityId>, ValueHash> entity_cache_;
   std::unordered_map<EntityId, std::optional<Value>> ident_cache_;

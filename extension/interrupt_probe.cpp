@@ -1,0 +1,43 @@
+#include "extension/interrupt_probe.h"
+
+namespace datalog::ext {
+
+namespace {
+
+// About 2,000 virtual-machine steps: a progress handler set with N up to that is called.
+constexpr const char* kProgressSql =
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 256) "
+    "SELECT count(*) FROM n";
+
+}  // namespace
+
+InterruptProbe::~InterruptProbe() {
+  sqlite3_finalize(probe_);
+  sqlite3_finalize(progress_probe_);
+}
+
+bool InterruptProbe::stopped_by(sqlite3_stmt** stmt, const char* sql) {
+  if (!*stmt) {
+    // Preparing fails with SQLITE_INTERRUPT once an interrupt is pending: that is the answer.
+    const int rc = sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr);
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(*stmt);
+      *stmt = nullptr;
+      return rc == SQLITE_INTERRUPT;
+    }
+  }
+  const int rc = sqlite3_step(*stmt);
+  sqlite3_reset(*stmt);
+  return rc == SQLITE_INTERRUPT;
+}
+
+bool InterruptProbe::interrupted() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_progress_ >= kProgressEvery) {
+    last_progress_ = now;
+    return stopped_by(&progress_probe_, kProgressSql);
+  }
+  return stopped_by(&probe_, "SELECT 1");
+}
+
+}  // namespace datalog::ext

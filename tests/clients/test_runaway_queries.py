@@ -1,0 +1,51 @@
+"""A long Datalog evaluation stops when the application asks: sqlite3_interrupt, or a progress
+handler that returns non-zero (Python's set_progress_handler). The query here builds a 9M-row
+product before its filter can run; unstopped it takes seconds."""
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from conftest import connect, rows
+
+RUNAWAY = "(query [:find ?a ?b :where [?a :n ?x] [?b :n ?y] [(< ?x ?y)]])"
+
+
+@pytest.fixture
+def g(tmp_path):
+    conn = connect(tmp_path / "app.db", check_same_thread=False)
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("SELECT datalog_exec('g', ?)",
+                 ("(transact [" + " ".join(f"[{i} :n {i}]" for i in range(1, 3001)) + "])",))
+    yield conn
+    conn.close()
+
+
+def test_progress_handler_is_called_while_datalog_runs_and_stops_it(g):
+    calls = []
+    started = time.monotonic()
+
+    def handler():  # lets the query run 0.3 s, then asks it to stop
+        calls.append(time.monotonic())
+        return 1 if time.monotonic() - started > 0.3 else 0
+
+    g.set_progress_handler(handler, 1000)
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+        rows(g, "SELECT count(*) FROM datalog_q('g', ?)", (RUNAWAY,))
+    # Polled every few milliseconds, so stopped soon after 0.3 s (the bound is generous).
+    assert time.monotonic() - started < 1.5
+    assert len(calls) >= 10
+    g.set_progress_handler(None, 0)
+    assert rows(g, "SELECT count(*) FROM g") == [(3000,)]  # the connection is healthy
+
+
+def test_interrupt_stops_a_runaway_query(g):
+    timer = threading.Timer(0.2, g.interrupt)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+        rows(g, "SELECT count(*) FROM datalog_q('g', ?)", (RUNAWAY,))
+    timer.join()
+    assert time.monotonic() - started < 1.0
+    assert rows(g, "SELECT count(*) FROM g") == [(3000,)]
