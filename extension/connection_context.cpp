@@ -41,18 +41,21 @@ void ConnectionContext::register_table(const std::string& schema, const std::str
   tables_[lower(schema + "." + table)] = RegisteredTable{owner, session, limits};
 }
 
-bool ConnectionContext::get_limit(const std::string& name, std::optional<std::int64_t>* value) const {
-  if (name == "max_results") *value = connection_limits_.max_results;
-  else if (name == "max_derived_facts") *value = connection_limits_.max_derived_facts;
-  else return false;
-  return true;
+std::optional<std::int64_t>* ConnectionContext::limit_slot(const std::string& name) {
+  if (name == "max_results") return &connection_limits_.max_results;
+  if (name == "max_derived_facts") return &connection_limits_.max_derived_facts;
+  return nullptr;
+}
+
+bool ConnectionContext::get_limit(const std::string& name, std::optional<std::int64_t>* value) {
+  std::optional<std::int64_t>* slot = limit_slot(name);
+  if (slot) *value = *slot;
+  return slot != nullptr;
 }
 
 bool ConnectionContext::set_limit(const std::string& name, std::optional<std::int64_t> value,
                                   std::optional<std::int64_t>* before) {
-  std::optional<std::int64_t>* slot = name == "max_results"         ? &connection_limits_.max_results
-                                      : name == "max_derived_facts" ? &connection_limits_.max_derived_facts
-                                                                    : nullptr;
+  std::optional<std::int64_t>* slot = limit_slot(name);
   if (!slot) return false;
   *before = *slot;
   *slot = value;

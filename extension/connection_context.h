@@ -49,7 +49,7 @@ class ConnectionContext {
   // query's own :max-results wins over both. 0 means no limit. Returns false for an unknown name.
   bool set_limit(const std::string& name, std::optional<std::int64_t> value,
                  std::optional<std::int64_t>* before);
-  bool get_limit(const std::string& name, std::optional<std::int64_t>* value) const;
+  bool get_limit(const std::string& name, std::optional<std::int64_t>* value);
 
   // Whether the application allowed graphs outside the database's folder on this connection
   // (datalog_allow_graph_paths; extension/graph_path.h).
@@ -72,6 +72,7 @@ class ConnectionContext {
     TableLimits limits;
   };
   TableLimits connection_limits_;
+  std::optional<std::int64_t>* limit_slot(const std::string& name);  // null for an unknown name
   std::map<std::string, RegisteredTable> tables_;  // "schema.table" (lowercase)
 };
 

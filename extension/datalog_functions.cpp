@@ -13,15 +13,13 @@
 #include "extension/interrupt_probe.h"
 #include "extension/script_host.h"
 #include "extension/sql_functions.h"
+#include "extension/sql_values.h"
 
 namespace datalog::ext {
 
 namespace {
 
-std::string text_arg(sqlite3_value* v) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-  return p ? std::string(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : std::string();
-}
+std::string text_arg(sqlite3_value* v) { return std::string(text_of(v)); }
 
 void fail(sqlite3_context* ctx, const Status& st) {
   const std::string message = "datalog: " + st.message();

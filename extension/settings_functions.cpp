@@ -6,15 +6,11 @@
 
 #include "extension/connection_context.h"
 #include "extension/direct_only.h"
+#include "extension/sql_values.h"
 
 namespace datalog::ext {
 
 namespace {
-
-std::string text_arg(sqlite3_value* v) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-  return p ? std::string(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : std::string();
-}
 
 // datalog_allow_graph_paths(on): whether store tables connected from now on may open graphs
 // outside their database's folder (extension/graph_path.h). Direct-only, so a schema cannot
@@ -36,7 +32,7 @@ void datalog_allow_graph_paths(sqlite3_context* ctx, int, sqlite3_value** argv) 
 // unset).
 void datalog_limit(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
-  const std::string name = text_arg(argv[0]);
+  const std::string name(text_of(argv[0]));
   std::optional<std::int64_t> value, before;
   if (argc == 2 && sqlite3_value_type(argv[1]) != SQLITE_NULL) {
     if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < 0) {

@@ -17,11 +17,6 @@ constexpr ValueKind kAllKinds[] = {ValueKind::String,  ValueKind::Integer, Value
                                    ValueKind::Instant, ValueKind::Uuid,    ValueKind::Bytes,
                                    ValueKind::Nil};
 
-std::string_view text_of(sqlite3_value* v) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-  return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : "";
-}
-
 std::string sql_repr(sqlite3_value* v) {
   switch (sqlite3_value_type(v)) {
     case SQLITE_INTEGER: return fmt::format("{}", sqlite3_value_int64(v));
@@ -48,6 +43,11 @@ constexpr std::int64_t kMinInstantMs = -62'167'219'200'000;  // 0000-01-01T00:00
 constexpr std::int64_t kMaxInstantMs = 253'402'300'799'999;  // 9999-12-31T23:59:59.999Z
 
 }  // namespace
+
+std::string_view text_of(sqlite3_value* v) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+  return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : "";
+}
 
 std::optional<ValueKind> kind_from_name(std::string_view name) {
   for (ValueKind k : kAllKinds) {

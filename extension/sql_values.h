@@ -36,6 +36,9 @@ using IdentResolver = std::function<store::Status(const Value& name, std::option
 // Finds the ident of an entity; nullopt when it has none.
 using IdentNamer = std::function<store::Status(EntityId id, std::optional<Value>*)>;
 
+// The whole text of an SQL value, NUL bytes included (valid until the value changes).
+std::string_view text_of(sqlite3_value* v);
+
 std::optional<ValueKind> kind_from_name(std::string_view name);
 std::string kind_names_list();  // "string, integer, ..." for messages
 

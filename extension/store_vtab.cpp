@@ -632,14 +632,13 @@ Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, st
   }
   // The whole text, NUL bytes included: a keyword holds none, and cutting it short would store
   // another attribute than the one given.
-  const auto* a_chars = reinterpret_cast<const char*>(sqlite3_value_text(col[kA]));
-  const std::string a_text = a_chars ? std::string(a_chars, static_cast<std::size_t>(sqlite3_value_bytes(col[kA])))
-                                     : std::string();
+  const bool a_is_null = sqlite3_value_type(col[kA]) == SQLITE_NULL;
+  const std::string a_text(text_of(col[kA]));
   if (sqlite3_value_type(col[kA]) != SQLITE_TEXT || !is_keyword_text(a_text)) {
     std::string shown = a_text;
     for (auto at = shown.find('\0'); at != std::string::npos; at = shown.find('\0')) shown.replace(at, 1, "\\0");
     *error = fmt::format("attribute must be a keyword (':name'), got {}",
-                         a_chars ? fmt::format("'{}'", shown) : std::string("NULL"));
+                         a_is_null ? std::string("NULL") : fmt::format("'{}'", shown));
     return Status::OK();
   }
   EntityId a = 0;

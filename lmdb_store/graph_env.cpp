@@ -157,13 +157,11 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
 
 Status GraphEnv::usage(Usage* out) const {
   MDB_envinfo info{};
-  MDB_stat stat{};
   DATALOG_RETURN_IF_ERROR(status_from_mdb(mdb_env_info(env_, &info), "graph usage"));
-  DATALOG_RETURN_IF_ERROR(status_from_mdb(mdb_env_stat(env_, &stat), "graph usage"));
   struct stat file {};
   if (::stat(path_.c_str(), &file) == 0) out->file_bytes = static_cast<std::uint64_t>(file.st_size);
   out->map_bytes = info.me_mapsize;
-  out->used_bytes = (static_cast<std::uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  out->used_bytes = used_bytes();
   out->last_txnid = info.me_last_txnid;
   out->readers = 0;
   out->oldest_txnid = 0;
@@ -193,19 +191,23 @@ bool GraphEnv::free_disk_bytes(std::uint64_t* out) const {
   return true;
 }
 
-Status GraphEnv::check_not_truncated() const {
-  // The newest meta page says which pages are in use. A file shorter than that (a partial copy,
-  // a full disk, a truncate) would be read past its end through the map, and that kills the
-  // process with SIGBUS: refuse it before any page is read.
+std::uint64_t GraphEnv::used_bytes() const {
   MDB_envinfo info{};
   MDB_stat stat{};
   mdb_env_info(env_, &info);
   mdb_env_stat(env_, &stat);
+  return (static_cast<std::uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+}
+
+Status GraphEnv::check_not_truncated() const {
+  // The newest meta page says which pages are in use. A file shorter than that (a partial copy,
+  // a full disk, a truncate) would be read past its end through the map, and that kills the
+  // process with SIGBUS: refuse it before any page is read.
   struct stat file {};
   if (::stat(path_.c_str(), &file) != 0) {
     return Status(StatusCode::CantOpen, fmt::format("cannot stat graph '{}': {}", path_, strerror(errno)));
   }
-  const auto needed = (static_cast<std::uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  const std::uint64_t needed = used_bytes();
   if (static_cast<std::uint64_t>(file.st_size) < needed) {
     return Status(StatusCode::Corrupt,
                   fmt::format("graph '{}' is truncated: the file has {} bytes, its pages need {}",
@@ -531,11 +533,7 @@ Status GraphEnv::maybe_grow_before_write() {
 Status GraphEnv::grow_map(std::chrono::milliseconds timeout) {
   // In one step to room for any transaction short of the default map (address space, not
   // disk): doubling a small map once per failure made a large transaction fail again and again.
-  MDB_envinfo info{};
-  MDB_stat stat{};
-  mdb_env_info(env_, &info);
-  mdb_env_stat(env_, &stat);
-  const std::size_t used = (static_cast<std::size_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  const std::size_t used = used_bytes();
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   const std::size_t wanted = ((used + kDefaultMapBytes + kMiB - 1) / kMiB) * kMiB;
   return set_map_size_quiesced(std::max(map_bytes() * 2, wanted), timeout);

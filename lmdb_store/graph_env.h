@@ -125,6 +125,7 @@ class GraphEnv {
   Status open_file(const std::string& path, const OpenOptions& options);
   Status init_tables();
   Status check_not_truncated() const;
+  std::uint64_t used_bytes() const;  // the pages in use, by the newest meta page
   Status adopt_resize();
   Status set_map_size_quiesced(std::size_t bytes, std::chrono::milliseconds timeout);
   Status maybe_grow_before_write();

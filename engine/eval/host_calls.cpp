@@ -36,17 +36,9 @@ void collect_host_calls(const std::vector<ast::Clause>& clauses, std::vector<Hos
 
 Status check_rule_host_calls(const std::vector<ast::Rule>& rules, const std::vector<ast::Clause>& where,
                              ExternalFunctions& external) {
-  std::set<std::string> reached;
-  collect_calls(where, reached);
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const ast::Rule& rule : rules) {
-      if (!reached.count(rule.name)) continue;
-      std::set<std::string> calls;
-      collect_calls(rule.body, calls);
-      for (const std::string& c : calls) grew |= reached.insert(c).second;
-    }
-  }
+  std::set<std::string> called;
+  collect_calls(where, called);
+  const std::set<std::string> reached = rules_reached(rules, std::move(called));
   for (const ast::Rule& rule : rules) {
     if (!reached.count(rule.name)) continue;
     std::vector<HostCall> calls;

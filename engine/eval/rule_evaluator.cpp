@@ -39,6 +39,19 @@ void collect_calls(const std::vector<ast::Clause>& clauses, std::set<std::string
   }
 }
 
+std::set<std::string> rules_reached(const std::vector<ast::Rule>& rules, std::set<std::string> names) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& rule : rules) {
+      if (!names.count(rule.name)) continue;
+      std::set<std::string> calls;
+      collect_calls(rule.body, calls);
+      for (const auto& c : calls) grew |= names.insert(c).second;
+    }
+  }
+  return names;
+}
+
 std::size_t RuleEvaluator::derived_count() const {
   std::size_t n = 0;
   for (const auto& [name, set] : full_) n += set.size();
@@ -47,16 +60,7 @@ std::size_t RuleEvaluator::derived_count() const {
 
 Status RuleEvaluator::derive(const std::set<std::string>& needed, Trace* trace) {
   // Everything the needed rules depend on.
-  std::set<std::string> closure = needed;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& rule : rules_) {
-      if (!closure.count(rule.name)) continue;
-      std::set<std::string> calls;
-      collect_calls(rule.body, calls);
-      for (const auto& c : calls) grew |= closure.insert(c).second;
-    }
-  }
+  const std::set<std::string> closure = rules_reached(rules_, needed);
   std::vector<std::vector<std::string>> strata;
   DATALOG_RETURN_IF_ERROR(stratify(rules_, &strata));
   for (const auto& stratum : strata) {

@@ -47,5 +47,7 @@ class RuleEvaluator {
 
 // Rule names called from clauses, directly (not through other rules).
 void collect_calls(const std::vector<ast::Clause>& clauses, std::set<std::string>& out);
+// names and every rule they call, directly or through other rules.
+std::set<std::string> rules_reached(const std::vector<ast::Rule>& rules, std::set<std::string> names);
 
 }  // namespace datalog::eval
