@@ -180,6 +180,20 @@ void datalog_stats(sqlite3_context* ctx, int, sqlite3_value** argv) {
   });
 }
 
+// datalog_rebuild(graph): the graph's index made again from its log, in one index transaction
+// (readers keep their snapshots meanwhile). Returns the number of log rows replayed.
+void datalog_rebuild(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guarded_call(ctx, [&] {
+    std::string table;
+    auto session = session_arg(ctx, argv[0], &table);
+    if (!session) return;
+    std::uint64_t rows = 0;
+    const Status st = session->rebuild(&rows);
+    if (!st.ok()) return fail(ctx, st);
+    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(rows));
+  });
+}
+
 }  // namespace
 
 int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
@@ -190,6 +204,7 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_rules", 1, datalog_rules},
       {"datalog_drop_rule", 2, datalog_drop_rule},
       {"datalog_stats", 1, datalog_stats},
+      {"datalog_rebuild", 1, datalog_rebuild},
   };
   return register_direct_only(db, context, functions);
 }

@@ -1,5 +1,7 @@
 #include "extension/graph_path.h"
 
+#include <cctype>
+
 #include <climits>
 #include <cstdlib>
 #include <sys/stat.h>
@@ -95,19 +97,26 @@ std::string database_file_named(sqlite3* db, const std::string& path) {
 
 }  // namespace
 
-std::string graph_path_beside(const std::string& database_path) {
-  const auto slash = database_path.rfind('/');
-  const auto dot = database_path.rfind('.');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
-  return (has_extension ? database_path.substr(0, dot) : database_path) + ".graph";
+std::string index_path_beside(const std::string& database_path, const std::string& table) {
+  std::string out = database_path + "-";
+  for (const char c : table) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '_') {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out + ".graph";
 }
 
-bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::string& file,
-                        bool any_folder, std::string* path, std::string* error) {
+bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::string& table,
+                        const std::string& file, bool any_folder, std::string* path,
+                        std::string* error) {
   const bool temp = sqlite3_stricmp(schema.c_str(), "temp") == 0;
   if (file.empty()) {
     const std::string database = database_file(db, schema);
-    *path = database.empty() ? std::string() : graph_path_beside(database);
+    *path = database.empty() ? std::string() : index_path_beside(database, table);
     if (path->empty()) return true;  // a private temporary graph
   } else {
     // Relative names are relative to the database's folder; temp's to main's.

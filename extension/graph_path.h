@@ -18,13 +18,17 @@
 
 namespace datalog::ext {
 
-// "app.db" -> "app.graph"; "data/app" -> "data/app.graph".
-std::string graph_path_beside(const std::string& database_path);
+// The index of table `table` of the database at database_path, when the table names no file:
+// "app.db" + "g" -> "app.db-g.graph". Each database and table has its own ("data.db" and
+// "data.sqlite" never share one). Bytes of the table name outside [A-Za-z0-9_] are written as
+// %XX, so no name reaches another folder.
+std::string index_path_beside(const std::string& database_path, const std::string& table);
 
 // The graph file of a table of `schema` given as `file` (empty: none given). *path is empty for
 // a private temporary graph (a database without a file and no name given). On a refusal returns
 // false with the reason in *error; nothing is touched on disk.
-bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::string& file,
-                        bool any_folder, std::string* path, std::string* error);
+bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::string& table,
+                        const std::string& file, bool any_folder, std::string* path,
+                        std::string* error);
 
 }  // namespace datalog::ext

@@ -12,8 +12,11 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
   if (writer && writer->open()) {
     r->access_.emplace(session.env(), *writer);
   } else {
+    std::uint64_t visible_tx = 0;
+    DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible_tx));
     DATALOG_RETURN_IF_ERROR(session.share_snapshot(&r->snapshot_));
     r->access_.emplace(session.env(), r->snapshot_->txn());
+    r->access_->set_visible_through(visible_tx);
   }
   *out = std::move(r);
   return Status::OK();

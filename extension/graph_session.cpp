@@ -1,33 +1,237 @@
 #include "extension/graph_session.h"
 
+#include <fmt/format.h>
+
+#include "lmdb_store/catalog.h"
+#include "lmdb_store/meta.h"
+
 namespace datalog::ext {
 
 using store::Status;
 using store::StatusCode;
 
+namespace {
+
+struct IndexPosition {
+  std::uint64_t seq = 0, time = 0;
+};
+
+Status read_position(MDB_txn* txn, const store::Tables& t, IndexPosition* out) {
+  DATALOG_RETURN_IF_ERROR(store::read_counter(txn, t.meta, store::meta_key::kIndexedSeq, &out->seq));
+  return store::read_counter(txn, t.meta, store::meta_key::kIndexedTime, &out->time);
+}
+
+bool at_tip(const IndexPosition& pos, const GraphLog::Tip& tip) {
+  return pos.seq == tip.seq && (tip.seq == 0 || pos.time == static_cast<std::uint64_t>(tip.tx_time_ms));
+}
+
+}  // namespace
+
 GraphSession::~GraphSession() { rollback(); }
+
+// --- the index's owner -----------------------------------------------------------------------
+
+// Once per session, before the first read or write: the table has a log (a table of the first
+// storage format has none), the index is of a format that indexes a log, and it belongs to this
+// table's graph. An index of another graph is refused when the application named its file (it
+// may be another database's); at the derived path it can only be stale, and is rebuilt.
+Status GraphSession::check_log_and_owner() {
+  if (owner_checked_) return Status::OK();
+  if (!log_) return Status(StatusCode::Internal, "the graph has no log attached");
+  bool exists = false;
+  DATALOG_RETURN_IF_ERROR(log_->exists(&exists));
+  const std::string table = fmt::format("{}.{}", log_->schema(), log_->table());
+  if (!exists || env_->format_version() < 2) {
+    return Status(StatusCode::NotAGraph,
+                  fmt::format("table {} was made by the first storage format, where graph '{}' held "
+                              "the only copy of the facts; import it into a new table with "
+                              "CREATE VIRTUAL TABLE g2 USING datalog; SELECT datalog_import_v1('g2', "
+                              "'{}')",
+                              table, env_->path(), env_->path()));
+  }
+  std::string uuid;
+  DATALOG_RETURN_IF_ERROR(log_->uuid(&uuid));
+  if (database_path_.empty()) {  // a private temporary index: nobody else can name it
+    owner_checked_ = true;
+    return Status::OK();
+  }
+  MDB_txn* txn = nullptr;
+  DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
+  std::string owner_uuid, owner_database, owner_table;
+  Status st = store::read_text(txn, env_->tables().meta, store::meta_key::kOwnerUuid, &owner_uuid);
+  if (st.ok()) st = store::read_text(txn, env_->tables().meta, store::meta_key::kOwnerDatabase, &owner_database);
+  if (st.ok()) st = store::read_text(txn, env_->tables().meta, store::meta_key::kOwnerTable, &owner_table);
+  env_->end_read(txn);
+  DATALOG_RETURN_IF_ERROR(st);
+  if (owner_uuid == uuid && owner_database == database_path_ && owner_table == log_->table()) {
+    owner_checked_ = true;
+    return Status::OK();
+  }
+  const bool derived = env_->path() == derived_index_path_;
+  if (!owner_uuid.empty() && !derived && (owner_uuid != uuid || owner_database != database_path_)) {
+    return Status(StatusCode::CantOpen,
+                  fmt::format("graph '{}' is the index of table {} of another database ('{}'); a "
+                              "graph belongs to one database and one table (table {}: leave out the "
+                              "file name to use its own index, '{}')",
+                              env_->path(), owner_table, owner_database, table, derived_index_path_));
+  }
+  // Claim the index: new, moved with its database, or stale (another graph: rebuilt from the log).
+  std::unique_ptr<store::WriteTxn> w;
+  DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout_, &w));
+  if (!owner_uuid.empty() && owner_uuid != uuid) st = w->clear_index();
+  if (st.ok()) st = write_owner(*w, uuid);
+  // Same graph, another place (copied with its database): what it indexes is kept, and checked
+  // against the log like any index.
+  if (st.ok()) st = w->commit();
+  if (!st.ok()) return st;
+  index_changed();
+  owner_checked_ = true;
+  return Status::OK();
+}
+
+Status GraphSession::write_owner(store::WriteTxn& w, const std::string& uuid) {
+  DATALOG_RETURN_IF_ERROR(w.set_meta_text(store::meta_key::kOwnerUuid, uuid));
+  DATALOG_RETURN_IF_ERROR(w.set_meta_text(store::meta_key::kOwnerDatabase, database_path_));
+  return w.set_meta_text(store::meta_key::kOwnerTable, log_->table());
+}
+
+// --- keeping the index caught up ---------------------------------------------------------------
+
+void GraphSession::index_changed() {
+  snapshot_.reset();
+  stats_stale_ = true;
+  rules_.reset();
+  rules_txn_id_ = 0;
+}
+
+// Brings the index to the log's tip as this connection sees it. A writer (holding SQLite's
+// write lock, so seeing the newest log) also treats an index ahead of the log as wrong: it
+// holds transactions the database does not (an older database restored under a newer index).
+Status GraphSession::catch_up(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed,
+                              bool force_rebuild) {
+  std::unique_ptr<store::WriteTxn> w;
+  DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout_, &w));
+  IndexPosition pos;
+  DATALOG_RETURN_IF_ERROR(read_position(w->txn(), env_->tables(), &pos));
+  if (!force_rebuild && at_tip(pos, tip)) return Status::OK();  // caught up by someone else
+  bool rebuild = force_rebuild || (writing && pos.seq > tip.seq);
+  if (!rebuild && pos.seq > tip.seq) return Status::OK();  // ahead of an older snapshot: bounded
+  if (!rebuild && pos.seq > 0) {
+    // The row the index ends at must be the log's: else the log was replaced under it.
+    bool found = false;
+    std::uint64_t tx = 0;
+    std::int64_t time = 0;
+    DATALOG_RETURN_IF_ERROR(log_->row(pos.seq, &found, &tx, &time));
+    rebuild = !found || static_cast<std::uint64_t>(time) != pos.time;
+  }
+  if (rebuild) DATALOG_RETURN_IF_ERROR(w->clear_index());
+  std::uint64_t rows = 0;
+  DATALOG_RETURN_IF_ERROR(log_->read(rebuild ? 0 : pos.seq, tip.seq, [&](const store::LogRow& row) {
+    ++rows;
+    return w->replay_row(row);
+  }));
+  DATALOG_RETURN_IF_ERROR(w->finish_replay());
+  DATALOG_RETURN_IF_ERROR(w->set_indexed(tip.seq, tip.tx_time_ms));
+  if (rebuild && !database_path_.empty()) {
+    std::string uuid;
+    DATALOG_RETURN_IF_ERROR(log_->uuid(&uuid));
+    DATALOG_RETURN_IF_ERROR(write_owner(*w, uuid));
+  }
+  DATALOG_RETURN_IF_ERROR(w->commit());
+  index_changed();
+  if (replayed) *replayed = rows;
+  return Status::OK();
+}
+
+Status GraphSession::prepare_read(std::uint64_t* visible_tx) {
+  DATALOG_RETURN_IF_ERROR(check_log_and_owner());
+  GraphLog::Tip tip;
+  DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
+  *visible_tx = tip.tx;
+  // The shared snapshot, when one is open, is what the reader will use: check it.
+  std::shared_ptr<Snapshot> snapshot;
+  DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
+  IndexPosition pos;
+  DATALOG_RETURN_IF_ERROR(read_position(snapshot->txn(), env_->tables(), &pos));
+  if (at_tip(pos, tip)) return Status::OK();
+  if (pos.seq > tip.seq) {
+    // Ahead of this (older) snapshot: fine when the index holds this snapshot's last transaction
+    // as the log has it; the bound hides the rest.
+    std::optional<store::TxInfo> info;
+    if (tip.seq == 0) return Status::OK();
+    DATALOG_RETURN_IF_ERROR(store::read_tx_info(snapshot->txn(), env_->tables(), tip.tx, &info));
+    if (info && info->time_ms == tip.tx_time_ms) return Status::OK();
+  }
+  snapshot.reset();
+  return catch_up(tip, false);
+}
+
+Status GraphSession::rebuild(std::uint64_t* rows) {
+  DATALOG_RETURN_IF_ERROR(check_log_and_owner());
+  if (writer_) {
+    return Status(StatusCode::Misuse, "cannot rebuild the index inside a transaction that writes the graph");
+  }
+  GraphLog::Tip tip;
+  log_->forget_tip();
+  DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
+  return catch_up(tip, false, rows, /*force_rebuild=*/true);
+}
+
+// --- writing -----------------------------------------------------------------------------------
 
 Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
   if (writer_) return writer_->failure();
   schema_.reset();  // another connection may have changed it since
-  return store::WriteTxn::begin(env_, busy_timeout, &writer_);
+  DATALOG_RETURN_IF_ERROR(check_log_and_owner());
+  // The writing statement holds SQLite's write lock: this is the newest log.
+  GraphLog::Tip tip;
+  log_->forget_tip();
+  DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
+  MDB_txn* txn = nullptr;
+  IndexPosition pos;
+  DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
+  Status st = read_position(txn, env_->tables(), &pos);
+  env_->end_read(txn);
+  DATALOG_RETURN_IF_ERROR(st);
+  if (!at_tip(pos, tip)) DATALOG_RETURN_IF_ERROR(catch_up(tip, true));
+  DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout, &writer_));
+  if (writer_->tx() != tip.tx + 1) {
+    const std::uint64_t indexed = writer_->tx() - 1;
+    writer_.reset();
+    return Status(StatusCode::Corrupt,
+                  fmt::format("graph '{}': the index is at transaction {} but the log at {}; run "
+                              "SELECT datalog_rebuild('{}')",
+                              env_->path(), indexed, tip.tx, log_->table()));
+  }
+  write_base_seq_ = tip.seq;
+  return Status::OK();
+}
+
+Status GraphSession::flush_log() {
+  if (!writer_ || !writer_->open()) return Status::OK();
+  if (!writer_->failure().ok()) return writer_->failure();
+  if (!writer_->has_log()) return Status::OK();
+  std::vector<store::LogRow> rows = writer_->take_log();
+  DATALOG_RETURN_IF_ERROR(log_->append(rows, write_base_seq_));
+  return writer_->set_indexed(rows.back().seq, rows.back().tx_time_ms);
 }
 
 Status GraphSession::commit() {
   if (!writer_) return Status::OK();
-  Status st = writer_->commit();
-  if (st.ok()) {
-    writer_.reset();
-    schema_.reset();
-    snapshot_.reset();  // readers that start now must see this commit
-    stats_stale_ = true;
-  }
-  return st;
+  // SQLite has committed the log: an index that fails to follow is only behind, and the next
+  // reader or writer catches it up from the log.
+  last_index_error_ = writer_->open() ? writer_->commit() : Status::OK();
+  writer_.reset();
+  schema_.reset();
+  log_->forget_tip();
+  index_changed();
+  return last_index_error_;
 }
 
 void GraphSession::rollback() {
   writer_.reset();
   schema_.reset();
+  if (log_) log_->forget_tip();
 }
 
 Status GraphSession::savepoint(int level) {
@@ -40,6 +244,8 @@ Status GraphSession::rollback_to(int level) {
   schema_.reset();  // the schema facts may have been rolled back
   return writer_ ? writer_->rollback_to(level) : Status::OK();
 }
+
+// --- reading -----------------------------------------------------------------------------------
 
 Status GraphSession::share_snapshot(std::shared_ptr<Snapshot>* out) {
   if (auto current = snapshot_.lock()) {

@@ -1,14 +1,19 @@
 // extension/graph_session.h: one SQLite connection's use of one graph.
 //
-// Every store table (and, later, Datalog function) of a connection that names the same graph
-// shares one GraphSession. It ties the graph to SQLite's transaction:
-// - writes: the first xBegin of any of those tables begins one WriteTxn; xSync commits it (its
-//   return code reaches the user, unlike xCommit's); savepoint calls map onto the WriteTxn's
-//   nested transactions. Repeated calls from several tables are harmless.
+// A graph is its log in SQLite (graph_log.h, the truth) and an LMDB index derived from it
+// (GraphEnv). The session ties both to SQLite's transaction:
+// - writes: the first write of a transaction begins one WriteTxn (SQLite's write lock is
+//   already held by the writing statement, so writers are serialised by SQLite); xSync appends
+//   its log rows to the log inside the SQL transaction; xCommit, after SQLite's commit, commits
+//   the index (LMDB may defer the sync: the log is what is durable). Savepoint calls map onto the
+//   WriteTxn's nested transactions, and cut its log rows back with them.
 // - reads: cursors read through the open WriteTxn (read-your-writes) or else through one read
-//   snapshot shared by all cursors of the session, so a join sees one state of the graph; the
-//   snapshot ends when the last cursor using it stops, so it never pins old pages for the life
-//   of the connection.
+//   snapshot shared by all cursors of the session, bounded to the log position the statement's
+//   SQLite snapshot sees (prepare_read): a join of SQL tables and graph facts reads one state.
+//   The snapshot ends when the last cursor using it stops, so it never pins old pages.
+// - catching up: whoever finds the index behind the log (a crash between the two commits, a
+//   restored or copied database, lost unsynced index writes) replays the missing rows; an index
+//   ahead of the log, of another history or empty is rebuilt from the whole log.
 // Thread safety: SQLite serialises calls on a connection; a session belongs to one connection.
 #pragma once
 
@@ -22,6 +27,7 @@
 
 #include "engine/ast.h"
 #include "engine/schema.h"
+#include "extension/graph_log.h"
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
@@ -38,14 +44,29 @@ class GraphSession {
   GraphSession& operator=(const GraphSession&) = delete;
 
   store::GraphEnv& env() const { return *env_; }
+  // The log of the store table this session indexes (set by the table's xConnect).
+  GraphLog* log() const { return log_.get(); }
+  void attach_log(std::unique_ptr<GraphLog> log) { log_ = std::move(log); owner_checked_ = false; }
+  // Where the database lives, recorded in the index as its owner (empty: no file), and the
+  // index's own path for this table when no file is named.
+  const std::string& database_path() const { return database_path_; }
+  void set_paths(std::string database, std::string derived_index) {
+    database_path_ = std::move(database);
+    derived_index_path_ = std::move(derived_index);
+  }
   const std::shared_ptr<store::GraphEnv>& shared_env() const { return env_; }
+
+  // The table has a log and the index belongs to it (checked once; a stale index is claimed and
+  // rebuilt). Run before the first read or write, and by CREATE VIRTUAL TABLE.
+  store::Status check_log_and_owner();
 
   // --- writing ---
   // Idempotent; the busy timeout of whoever begins it applies (each table has its own).
   store::Status begin_write(std::chrono::milliseconds busy_timeout);
   store::Status begin_write() { return begin_write(busy_timeout_); }
   store::WriteTxn* writer() const { return writer_.get(); }  // null outside a transaction
-  store::Status commit();                   // idempotent; ends the transaction
+  store::Status flush_log();                // xSync: the log rows go into the SQL transaction
+  store::Status commit();                   // xCommit: the index follows; ends the transaction
   void rollback();                          // idempotent
   store::Status savepoint(int level);
   store::Status release(int level);
@@ -77,6 +98,15 @@ class GraphSession {
   // A commit by this session retires it, so later readers see the commit.
   store::Status share_snapshot(std::shared_ptr<Snapshot>* out);
 
+  // Before reading without the write transaction: the index is caught up with the log as this
+  // connection's SQLite snapshot sees it, and *visible_tx is the last transaction counter of
+  // that snapshot: reads are as of it.
+  store::Status prepare_read(std::uint64_t* visible_tx);
+  // datalog_rebuild: the index made again from the whole log; *rows: the log rows replayed.
+  store::Status rebuild(std::uint64_t* rows);
+  // What the last index commit after SQLite's commit reported (ok, or why it is behind).
+  const store::Status& last_index_error() const { return last_index_error_; }
+
   // Planner statistics, refreshed after this session commits.
   const store::GraphStats& stats();
 
@@ -91,8 +121,18 @@ class GraphSession {
   }
 
  private:
+  store::Status catch_up(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed = nullptr,
+                         bool force_rebuild = false);
+  void index_changed();
+  store::Status write_owner(store::WriteTxn& w, const std::string& uuid);
+
   std::shared_ptr<store::GraphEnv> env_;
   std::chrono::milliseconds busy_timeout_;
+  std::unique_ptr<GraphLog> log_;
+  std::string database_path_, derived_index_path_;
+  bool owner_checked_ = false;
+  std::uint64_t write_base_seq_ = 0;  // the log's last seq when the write transaction began
+  store::Status last_index_error_;
   std::unique_ptr<store::WriteTxn> writer_;
   std::weak_ptr<Snapshot> snapshot_;
   store::GraphStats stats_;

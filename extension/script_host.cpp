@@ -4,8 +4,29 @@
 
 namespace datalog::ext {
 
+namespace {
+
+constexpr const char* kOwnSavepoint = "datalog_exec_transaction";
+
+int exec(sqlite3* db, const std::string& sql, std::string* message) {
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  if (message) *message = error ? error : "";
+  sqlite3_free(error);
+  return rc;
+}
+
+}  // namespace
+
 SessionScriptHost::~SessionScriptHost() {
-  if (own_transaction_) session_.rollback();
+  if (own_transaction_) abandon();
+}
+
+void SessionScriptHost::abandon() {
+  own_transaction_ = false;
+  writer_access_.reset();
+  reading_.reset();
+  exec(db_, fmt::format("ROLLBACK TO {0}; RELEASE {0}", kOwnSavepoint), nullptr);
 }
 
 Status SessionScriptHost::enlist() {
@@ -31,14 +52,23 @@ Status SessionScriptHost::begin_write(GraphWriter** writer) {
   session_.forget_schema();  // the command may write schema facts of its own
   store::WriteTxn* w = session_.writer();
   if (w && !w->failure().ok()) return w->failure();
-  if (!w && !sqlite3_get_autocommit(db_)) {
-    DATALOG_RETURN_IF_ERROR(enlist());
-    w = session_.writer();
-  }
   if (!w) {
-    DATALOG_RETURN_IF_ERROR(session_.begin_write());
+    // In autocommit mode (and no writing statement around this call), the commands get an SQL
+    // transaction of their own, committed by commit(): the log rows and the application's view
+    // of them go in at once, or not at all.
+    if (sqlite3_get_autocommit(db_) && sqlite3_txn_state(db_, nullptr) != SQLITE_TXN_WRITE) {
+      std::string message;
+      if (exec(db_, fmt::format("SAVEPOINT {}", kOwnSavepoint), &message) != SQLITE_OK) {
+        return Status(StatusCode::Busy, fmt::format("cannot begin a transaction: {}", message));
+      }
+      own_transaction_ = true;
+    }
+    const Status st = enlist();
+    if (!st.ok()) {
+      if (own_transaction_) abandon();
+      return st;
+    }
     w = session_.writer();
-    own_transaction_ = true;
   }
   DATALOG_RETURN_IF_ERROR(w->savepoint(kPrivateSavepoint));
   writer_access_.emplace(session_.env(), *w);
@@ -57,13 +87,22 @@ Status SessionScriptHost::end_write(bool success) {
 }
 
 Status SessionScriptHost::commit(InterruptProbe& probe) {
-  if (probe.interrupted()) return Status(StatusCode::Interrupted, "interrupted");
+  if (probe.interrupted()) {
+    if (own_transaction_) abandon();
+    return Status(StatusCode::Interrupted, "interrupted");
+  }
   if (!own_transaction_) return Status::OK();
-  own_transaction_ = false;
   reading_.reset();
-  const Status st = session_.commit();
-  if (!st.ok()) session_.rollback();
-  return st;
+  writer_access_.reset();
+  std::string message;
+  const int rc = exec(db_, fmt::format("RELEASE {}", kOwnSavepoint), &message);
+  if (rc != SQLITE_OK) {
+    abandon();
+    return Status((rc & 0xFF) == SQLITE_BUSY ? StatusCode::Busy : StatusCode::IoError,
+                  fmt::format("cannot commit: {}", message));
+  }
+  own_transaction_ = false;
+  return Status::OK();
 }
 
 Status SessionScriptHost::reader(GraphReader** reader) {

@@ -1,5 +1,7 @@
 #include "extension/store_vtab.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -13,6 +15,8 @@
 #include "engine/time_text.h"
 #include "extension/connection_context.h"
 #include "extension/errors.h"
+#include "extension/graph_log.h"
+#include "extension/graph_path.h"
 #include "extension/graph_session.h"
 #include "extension/sql_values.h"
 #include "extension/store_plan.h"
@@ -92,6 +96,7 @@ struct StoreCursor : sqlite3_vtab_cursor {
 
   // Where rows are read from: the session's write transaction, or a shared snapshot.
   std::shared_ptr<GraphSession::Snapshot> snapshot;
+  std::uint64_t visible_tx = UINT64_MAX;  // reads of a snapshot are as of this (prepare_read)
   bool via_writer = false;
   MDB_txn* txn = nullptr;
   std::uint64_t writer_generation = 0;
@@ -142,21 +147,29 @@ store::DatomScan::ReadAhead read_ahead(StoreCursor* c) {
 int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* argv,
                          sqlite3_vtab** out, char** err, bool creating) {
   auto* context = static_cast<ConnectionContext*>(aux);
+  const std::string schema = argv[1], name = argv[2];
   StoreTableOptions options;
   std::string error;
-  if (!parse_store_arguments(db, argv[1], argc - 3, argv + 3, context->any_graph_path(), &options,
-                             &error)) {
+  if (!parse_store_arguments(db, argv[1], argv[2], argc - 3, argv + 3, context->any_graph_path(),
+                             &options, &error)) {
     *err = sqlite3_mprintf("datalog: %s", error.c_str());
     return SQLITE_ERROR;
   }
-  const std::string qualified = fmt::format("{}.{}", argv[1], argv[2]);
+  const std::string qualified = fmt::format("{}.{}", schema, name);
+  const char* database_file = sqlite3_db_filename(db, schema.c_str());
+  const std::string database = database_file ? database_file : "";
+  const std::string derived = database.empty() ? std::string() : index_path_beside(database, name);
   store::OpenOptions open_options;
   open_options.initial_map_bytes = options.map_bytes;
-  open_options.create = creating;
+  // The index at the derived path holds nothing the log does not: it may be made at any time.
+  // A file the schema names is only made by CREATE VIRTUAL TABLE.
+  open_options.create = creating || (!options.path.empty() && options.path == derived);
   std::shared_ptr<store::GraphEnv> env;
   Status st;
+  bool private_index = false;
   if (options.path.empty()) {
-    // A database without a file gets a private temporary graph, kept for the connection's life.
+    // A database without a file gets a private temporary index, kept for the connection's life.
+    private_index = true;
     options.path = context->temp_graph_path(qualified);
     if (options.path.empty()) {
       const char* tmpdir = std::getenv("TMPDIR");
@@ -185,6 +198,13 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
                            qualified.c_str());
     return sqlite_code(st);
   }
+  if (creating) {
+    st = GraphLog::create(db, schema, name);
+    if (!st.ok()) {
+      *err = sqlite3_mprintf("datalog: %s (table %s)", st.message().c_str(), qualified.c_str());
+      return sqlite_code(st);
+    }
+  }
   int rc = sqlite3_declare_vtab(db, kSchema);
   if (rc != SQLITE_OK) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
@@ -192,10 +212,30 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
   std::memset(static_cast<sqlite3_vtab*>(table.get()), 0, sizeof(sqlite3_vtab));
   table->context = context;
   table->session = context->session_for(env, options.busy_timeout);
+  GraphSession& session = *table->session;
+  if (!session.log()) {
+    session.attach_log(std::make_unique<GraphLog>(db, schema, name));
+    session.set_paths(private_index ? std::string() : database, derived);
+  } else if (sqlite3_stricmp(session.log()->schema().c_str(), schema.c_str()) != 0 ||
+             sqlite3_stricmp(session.log()->table().c_str(), name.c_str()) != 0) {
+    *err = sqlite3_mprintf("datalog: graph '%s' is already the index of table %s.%s; a graph belongs "
+                           "to one table",
+                           env->path().c_str(), session.log()->schema().c_str(),
+                           session.log()->table().c_str());
+    return SQLITE_ERROR;
+  }
+  if (creating) {
+    // A new table claims its index now, so a file of another database fails the CREATE itself.
+    st = session.check_log_and_owner();
+    if (!st.ok()) {
+      *err = sqlite3_mprintf("datalog: %s", st.message().c_str());
+      return sqlite_code(st);
+    }
+  }
   table->qualified_name = qualified;
   table->busy_timeout = options.busy_timeout;
-  table->schema = argv[1];
-  table->name = argv[2];
+  table->schema = schema;
+  table->name = name;
   context->register_table(table->schema, table->name, table.get(), table->session,
                           {options.max_results, options.max_derived_facts});
   table->limits = {options.max_results, options.max_derived_facts};
@@ -220,12 +260,25 @@ int store_disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
+// DROP TABLE: the log goes with the table, and so does an index at the derived path (a file the
+// application named is left alone).
 int store_destroy(sqlite3_vtab* vtab) {
   auto* table = static_cast<StoreTable*>(vtab);
-  table->context->forget_temp_graph(table->qualified_name);  // the graph file itself is kept
-  table->context->unregister_table(table->schema, table->name, table);
-  delete table;
-  return SQLITE_OK;
+  return guarded(vtab, [&] {
+    const Status st = GraphLog::destroy(table->context->db(), table->schema, table->name);
+    if (!st.ok()) return report(vtab, st);
+    const std::string database = table->session->database_path();
+    const std::string index = table->session->env().path();
+    const bool derived = !database.empty() && index == index_path_beside(database, table->name);
+    table->context->forget_temp_graph(table->qualified_name);
+    table->context->unregister_table(table->schema, table->name, table);
+    delete table;
+    if (derived) {
+      ::unlink(index.c_str());
+      ::unlink((index + "-lock").c_str());
+    }
+    return SQLITE_OK;
+  });
 }
 
 // --- planning --------------------------------------------------------------------------------
@@ -320,6 +373,7 @@ Status attach_reader(StoreCursor* c, bool reposition) {
   } else {
     if (!c->via_writer && c->snapshot) return Status::OK();
     c->via_writer = false;
+    DATALOG_RETURN_IF_ERROR(session.prepare_read(&c->visible_tx));
     DATALOG_RETURN_IF_ERROR(session.share_snapshot(&c->snapshot));
     c->txn = c->snapshot->txn();
   }
@@ -429,6 +483,7 @@ int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int
       set_vtab_error(cur->pVtab, error);
       return SQLITE_ERROR;
     }
+    if (!c->via_writer && c->view.as_of > c->visible_tx) c->view.as_of = c->visible_tx;
     const IdentResolver lookup = lookup_in(c->txn, tables, shared_cache(c));
     auto plan = static_cast<PlanIndex>(idx_num);
     std::optional<ValueKind> kind;
@@ -745,12 +800,13 @@ int store_begin(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] { return report(vtab, table->session->begin_write(table->busy_timeout)); });
 }
 int store_sync(sqlite3_vtab* vtab) {
-  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->commit()); });
+  // The log rows go into the SQL transaction, which SQLite commits right after.
+  return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->flush_log()); });
 }
 int store_commit(sqlite3_vtab* vtab) {
-  // Committed in xSync, whose result SQLite reports; this only makes sure nothing lingers.
+  // SQLite has committed the log; the index follows (a failure leaves it behind, caught up later).
   return guarded(vtab, [&] {
-    static_cast<StoreTable*>(vtab)->session->rollback();
+    static_cast<StoreTable*>(vtab)->session->commit();
     return SQLITE_OK;
   });
 }
@@ -770,17 +826,44 @@ int store_rollback_to(sqlite3_vtab* vtab, int level) {
   return guarded(vtab, [&] { return report(vtab, static_cast<StoreTable*>(vtab)->session->rollback_to(level)); });
 }
 
-int store_rename(sqlite3_vtab* vtab, const char* new_name) {
-  auto* table = static_cast<StoreTable*>(vtab);
+void rename_registration(StoreTable* table, const char* new_name) {
   table->context->unregister_table(table->schema, table->name, table);
   table->name = new_name;
+  table->qualified_name = fmt::format("{}.{}", table->schema, table->name);
   table->context->register_table(table->schema, table->name, table, table->session, table->limits);
-  return SQLITE_OK;
 }
+
+// The index at the path derived from the table's name moves with it (else the renamed table
+// would rebuild it at its new path, and leave the old file behind).
+void rename_derived_index(StoreTable* table, const char* new_name) {
+  const std::string database = table->session->database_path();
+  if (database.empty() || table->session->env().path() != index_path_beside(database, table->name)) return;
+  const std::string to = index_path_beside(database, new_name);
+  if (::access(to.c_str(), F_OK) == 0) return;  // never over another file: rebuilt instead
+  if (::rename(table->session->env().path().c_str(), to.c_str()) == 0) {
+    ::rename((table->session->env().path() + "-lock").c_str(), (to + "-lock").c_str());
+  }
+}
+
+int store_rename(sqlite3_vtab* vtab, const char* new_name) {
+  auto* table = static_cast<StoreTable*>(vtab);
+  return guarded(vtab, [&] {
+    const Status st = GraphLog::rename(table->context->db(), table->schema, table->name, new_name);
+    if (!st.ok()) return report(vtab, st);
+    GraphSession& session = *table->session;
+    if (session.log()) session.log()->renamed(new_name);
+    rename_derived_index(table, new_name);
+    rename_registration(table, new_name);
+    return SQLITE_OK;
+  });
+}
+
+int store_shadow_name(const char* suffix) { return GraphLog::is_shadow_suffix(suffix) ? 1 : 0; }
+
 
 sqlite3_module make_module() {
   sqlite3_module m{};
-  m.iVersion = 2;  // savepoints
+  m.iVersion = 3;  // savepoints, shadow tables
   m.xCreate = store_create;
   m.xConnect = store_connect;
   m.xBestIndex = store_best_index;
@@ -801,6 +884,7 @@ sqlite3_module make_module() {
   m.xSavepoint = store_savepoint;
   m.xRelease = store_release;
   m.xRollbackTo = store_rollback_to;
+  m.xShadowName = store_shadow_name;
   return m;
 }
 

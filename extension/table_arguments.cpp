@@ -42,7 +42,8 @@ bool parse_number(std::string_view text, long long* out) {
 
 }  // namespace
 
-bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char* const* argv,
+bool parse_store_arguments(sqlite3* db, const char* schema, const char* table, int argc,
+                           const char* const* argv,
                            bool any_folder, StoreTableOptions* out, std::string* error) {
   std::string file;
   bool file_given = false;
@@ -104,7 +105,7 @@ bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char
     *error = "the graph file name is empty";
     return false;
   }
-  return resolve_graph_path(db, schema, file, any_folder, &out->path, error);
+  return resolve_graph_path(db, schema, table, file, any_folder, &out->path, error);
 }
 
 }  // namespace datalog::ext

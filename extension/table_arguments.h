@@ -28,10 +28,11 @@ struct StoreTableOptions {
   std::optional<std::int64_t> max_results, max_derived_facts;
 };
 
-// Parses module arguments argv[0..argc) (SQLite's argv[3..]) of a table of `schema`;
+// Parses module arguments argv[0..argc) (SQLite's argv[3..]) of table `table` of `schema`;
 // any_folder: the connection allows graphs outside the database's folder. On failure returns
 // false with a message naming the bad argument.
-bool parse_store_arguments(sqlite3* db, const char* schema, int argc, const char* const* argv,
-                           bool any_folder, StoreTableOptions* out, std::string* error);
+bool parse_store_arguments(sqlite3* db, const char* schema, const char* table, int argc,
+                           const char* const* argv, bool any_folder, StoreTableOptions* out,
+                           std::string* error);
 
 }  // namespace datalog::ext

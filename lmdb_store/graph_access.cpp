@@ -132,7 +132,7 @@ GraphAccess::~GraphAccess() = default;
 Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
                                 std::unique_ptr<DatomCursor>* out) {
   auto cursor = std::make_unique<FilteredScan>();
-  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, view));
+  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, bounded(view)));
   *out = std::move(cursor);
   return Status::OK();
 }
@@ -154,7 +154,7 @@ Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
     ~Release() { if (in_use) *in_use = false; }
   } release{own ? nullptr : &spare_in_use_};
   // The scan ends within this call, so it may read through the snapshot's kept cursors.
-  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, view, writer_ ? nullptr : &snapshot_cursors_));
+  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, bounded(view), writer_ ? nullptr : &snapshot_cursors_));
   while (!s->at_end()) {
     if (!each(s->datom())) return Status::OK();
     DATALOG_RETURN_IF_ERROR(s->next());
@@ -239,7 +239,9 @@ Status GraphAccess::shared_name(EntityId id, const Value** out) {
 }
 
 Status GraphAccess::tx_as_of_time(std::int64_t ms, std::uint64_t* tx) {
-  return store::tx_as_of_time(txn(), env_.tables(), ms, tx);
+  DATALOG_RETURN_IF_ERROR(store::tx_as_of_time(txn(), env_.tables(), ms, tx));
+  if (*tx > visible_through_) *tx = visible_through_;
+  return Status::OK();
 }
 
 Status GraphAccess::tx_time(std::uint64_t tx, std::int64_t* ms) {

@@ -46,6 +46,10 @@ class GraphAccess final : public GraphWriter {
   Status tx_time(std::uint64_t tx, std::int64_t* ms) override;
   Status rules(std::vector<StoredRule>* out) override;
 
+  // Storage v2: a read snapshot may hold transactions past the log position the caller's SQL
+  // snapshot sees; reads are as of the last transaction it sees (TimeView::as_of at most tx).
+  void set_visible_through(std::uint64_t tx) { visible_through_ = tx; }
+
   std::uint64_t tx() const override;
   std::int64_t tx_time_ms() const override;
   Status resolve_ident(const Value& ident, EntityId* out) override;
@@ -62,8 +66,15 @@ class GraphAccess final : public GraphWriter {
   const AttributeStats& attribute_stats(EntityId a);
 
   GraphEnv& env_;
+  TimeView bounded(const TimeView& view) const {
+    TimeView out = view;
+    if (out.as_of > visible_through_) out.as_of = visible_through_;
+    return out;
+  }
+
   MDB_txn* snapshot_ = nullptr;
   WriteTxn* writer_ = nullptr;
+  std::uint64_t visible_through_ = UINT64_MAX;
   bool have_stats_ = false;
   GraphStats stats_;
   std::unordered_map<EntityId, AttributeStats> attribute_stats_;

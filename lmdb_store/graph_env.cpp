@@ -279,6 +279,7 @@ Status GraphEnv::init_tables() {
                                 "reads versions up to {}",
                                 path_, version, kFormatVersion));
     }
+    format_version_ = version;
     rc = mdb_txn_commit(txn);  // keeps the table handles for the whole environment
     return status_from_mdb(rc, "open graph tables");
   }

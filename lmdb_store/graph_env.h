@@ -41,7 +41,8 @@
 
 namespace datalog::store {
 
-inline constexpr std::uint32_t kFormatVersion = 1;
+// 1: the graph file held the only copy of the facts. 2: it is an index of the log in SQLite.
+inline constexpr std::uint32_t kFormatVersion = 2;
 
 struct Tables {
   MDB_dbi eavt = 0, aevt = 0, avet = 0, vaet = 0;
@@ -73,6 +74,7 @@ class GraphEnv {
   const Tables& tables() const { return tables_; }
   const std::string& path() const { return path_; }
   bool read_only() const { return read_only_; }
+  std::uint32_t format_version() const { return format_version_; }
 
   // Bracket every LMDB transaction. enter_txn waits while the map is being grown.
   void enter_txn();
@@ -137,6 +139,7 @@ class GraphEnv {
   Tables tables_;
   std::string path_;
   bool read_only_ = false;
+  std::uint32_t format_version_ = kFormatVersion;
   bool create_ = true;  // OpenOptions::create: may make the tables of an empty LMDB file
   bool delete_on_close_ = false;
   pid_t owner_pid_ = 0;

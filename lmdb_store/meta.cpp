@@ -85,4 +85,19 @@ Status write_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint
   return Status::OK();
 }
 
+Status read_text(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string* value) {
+  MDB_val k = as_val(key), v;
+  const int rc = mdb_get(txn, meta, &k, &v);
+  value->clear();
+  if (rc == MDB_NOTFOUND) return Status::OK();
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("read metadata '{}'", key));
+  value->assign(static_cast<const char*>(v.mv_data), v.mv_size);
+  return Status::OK();
+}
+
+Status write_text(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string_view value) {
+  MDB_val k = as_val(key), v = as_val(value);
+  return status_from_mdb(mdb_put(txn, meta, &k, &v, 0), fmt::format("write metadata '{}'", key));
+}
+
 }  // namespace datalog::store

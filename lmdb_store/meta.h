@@ -22,6 +22,14 @@ inline constexpr std::string_view kNextIdent = "next_ident";   // u64 next entit
 inline constexpr std::string_view kRecords = "records";        // u64 datom records (all indexes' rows)
 inline constexpr std::string_view kEntities = "entities";      // u64 distinct entities in eavt
 inline constexpr std::string_view kNextRule = "next_rule";     // u64 sequence of the next rule
+// Storage v2: the position in the SQLite log the indexes reflect, and that row's wall time (a
+// fingerprint: a log that was replaced by an older or another one rarely matches it).
+inline constexpr std::string_view kIndexedSeq = "indexed_seq";    // u64
+inline constexpr std::string_view kIndexedTime = "indexed_time";  // u64 (ms)
+// The store table the index belongs to: its graph's uuid (from the log), database file, table.
+inline constexpr std::string_view kOwnerUuid = "owner_uuid";  // text
+inline constexpr std::string_view kOwnerDatabase = "owner_database";  // text
+inline constexpr std::string_view kOwnerTable = "owner_table";  // text
 }  // namespace meta_key
 
 // Entity ids handed to idents start here, leaving [0, 2^52) to applications that use their own
@@ -32,5 +40,8 @@ Status initialize_meta(MDB_txn* txn, MDB_dbi meta);  // idempotent
 Status read_format_version(MDB_txn* txn, MDB_dbi meta, std::uint32_t* version);
 Status read_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint64_t* value);
 Status write_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint64_t value);
+// Text values (empty when missing).
+Status read_text(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string* value);
+Status write_text(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string_view value);
 
 }  // namespace datalog::store

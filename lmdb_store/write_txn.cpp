@@ -59,7 +59,7 @@ Status WriteTxn::begin(std::shared_ptr<GraphEnv> env, std::chrono::milliseconds 
     env->release_writer();
     return st;
   }
-  w->stack_.push_back(Level{txn, -1});
+  w->stack_.push_back(w->new_level(txn, -1));
   w->owner_ = std::this_thread::get_id();
   std::uint64_t last_tx = 0, last_time = 0;
   st = read_counter(txn, env->tables().meta, meta_key::kLastTx, &last_tx);
@@ -94,6 +94,7 @@ void WriteTxn::abort() {
   stack_.clear();
   discard_pending();
   txn_idents_.clear();
+  log_rows_.clear();
   touch();
 }
 
@@ -312,6 +313,12 @@ Status WriteTxn::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_
   }
   if (st.ok()) st = write_datom(d);
   if (!st.ok() && st.code() != StatusCode::InvalidArgument) return fail(st);
+  if (st.ok()) {
+    if (LogRow* row = log_row()) {
+      log_assert(row->body, e, a, v, valid_from, valid_to);
+      row->consumes_tx = true;
+    }
+  }
   return st;
 }
 
@@ -331,6 +338,10 @@ Status WriteTxn::retract_fact(EntityId e, EntityId a, const Value& v, bool* stor
   if (last && last->op == Op::Assert) {
     st = has_record(e, a, v, last->tx, Op::Retract, &redundant);
     if (!st.ok()) return fail(st);
+  }
+  if (LogRow* row = log_row()) {  // elided or not, it consumes the counter
+    log_retract(row->body, e, a, v);
+    row->consumes_tx = true;
   }
   if (redundant) {
     ++elided_count_;
@@ -383,6 +394,7 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
   ++next_ident_;
   next_ident_dirty_ = true;
   txn_idents_.remember(name, *id);
+  if (LogRow* row = log_row()) log_ident(row->body, *id, name);
   dirty_ = true;
   touch();
   return st;
@@ -403,6 +415,7 @@ Status WriteTxn::add_rule(const StoredRule& rule) {
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
   const Status st = write_rule(txn(), env_->tables(), rule);
   if (!st.ok()) return fail(st);
+  if (LogRow* row = log_row()) log_rule(row->body, rule);
   dirty_ = true;
   touch();
   return st;
@@ -413,7 +426,10 @@ Status WriteTxn::remove_rules(const std::string& name, int* removed) {
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
   const Status st = delete_rules(txn(), env_->tables(), name, removed);
   if (!st.ok()) return fail(st);
-  if (*removed > 0) dirty_ = true;
+  if (*removed > 0) {
+    dirty_ = true;
+    if (LogRow* row = log_row()) log_rules_removed(row->body, name);
+  }
   touch();
   return st;
 }
@@ -464,7 +480,7 @@ Status WriteTxn::savepoint(int level) {
   MDB_txn* child = nullptr;
   const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
   if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "begin savepoint"));
-  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark(), elided_count_});
+  stack_.push_back(new_level(child, level));
   touch();
   return Status::OK();
 }
@@ -500,12 +516,17 @@ Status WriteTxn::rollback_to(int level) {
   next_chunk_ = restored.chunk_at_start;
   dirty_ = restored.dirty_at_start;
   txn_idents_.undo_to(restored.idents_at_start);
+  log_rows_.resize(restored.log_rows_at_start);
+  if (!log_rows_.empty()) {
+    log_rows_.back().body.resize(restored.log_bytes_at_start);
+    log_rows_.back().consumes_tx = restored.log_consumes_at_start;
+  }
   touch();
   // ROLLBACK TO leaves the savepoint open: begin it again.
   MDB_txn* child = nullptr;
   const int rc = mdb_txn_begin(env_->env(), txn(), 0, &child);
   if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "restart savepoint"));
-  stack_.push_back(Level{child, level, datom_count_, next_chunk_, dirty_, txn_idents_.mark(), elided_count_});
+  stack_.push_back(new_level(child, level));
   return Status::OK();
 }
 
@@ -520,6 +541,7 @@ Status WriteTxn::rollback_all() {
   stack_.clear();
   discard_pending();
   txn_idents_.clear();
+  log_rows_.clear();
   datom_count_ = 0;
   elided_count_ = 0;
   next_chunk_ = 0;
@@ -536,7 +558,7 @@ Status WriteTxn::rollback_all() {
     failure_ = status_from_mdb(rc, "restart the transaction");
     return failure_;
   }
-  stack_.push_back(Level{txn, -1});
+  stack_.push_back(new_level(txn, -1));
   return Status::OK();
 }
 
@@ -615,6 +637,162 @@ Status WriteTxn::commit() {
     }
     return failure_;
   }
+  return Status::OK();
+}
+
+}  // namespace datalog::store
+
+// --- the log (storage v2) ----------------------------------------------------------------------
+
+namespace datalog::store {
+
+namespace {
+constexpr std::size_t kLogRowBytes = std::size_t{1} << 20;  // a row body grows to about this
+}
+
+WriteTxn::Level WriteTxn::new_level(MDB_txn* txn, int savepoint) const {
+  Level level{txn, savepoint, datom_count_, next_chunk_, dirty_, txn_idents_.mark(), elided_count_};
+  level.log_rows_at_start = log_rows_.size();
+  if (!log_rows_.empty()) {
+    level.log_bytes_at_start = log_rows_.back().body.size();
+    level.log_consumes_at_start = log_rows_.back().consumes_tx;
+  }
+  return level;
+}
+
+LogRow* WriteTxn::log_row() {
+  if (!logging_) return nullptr;
+  if (log_rows_.empty() || log_rows_.back().tx != tx_ || log_rows_.back().body.size() >= kLogRowBytes) {
+    LogRow row;
+    row.tx = tx_;
+    row.tx_time_ms = tx_time_ms_;
+    log_rows_.push_back(std::move(row));
+  }
+  return &log_rows_.back();
+}
+
+std::vector<LogRow> WriteTxn::take_log() {
+  std::vector<LogRow> rows = std::move(log_rows_);
+  log_rows_.clear();
+  // A transaction that only changed rules consumed no counter: its rows carry the last counter
+  // that was consumed, so the log's last row always tells the next counter.
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t end = i;
+    bool consumed = false;
+    while (end < rows.size() && rows[end].tx == rows[i].tx) consumed |= rows[end++].consumes_tx;
+    for (; i < end; ++i) {
+      rows[i].consumes_tx = consumed;
+      if (!consumed) rows[i].tx -= 1;
+    }
+  }
+  return rows;
+}
+
+class WriteTxn::Replayer final : public LogRecordVisitor {
+ public:
+  explicit Replayer(WriteTxn& w) : w_(w) {}
+  Status ident(EntityId id, const Value& name) override {
+    EntityId found = 0;
+    bool created = false;
+    DATALOG_RETURN_IF_ERROR(create_ident(w_.txn(), w_.env_->tables(), name, id, &found, &created));
+    if (found != id) {
+      return Status(StatusCode::Corrupt,
+                    fmt::format("the graph's log gives ident {} the id {}, the index has {}",
+                                name.to_edn(), id, found));
+    }
+    if (w_.next_ident_ == 0) {
+      std::uint64_t next = 0;
+      DATALOG_RETURN_IF_ERROR(read_counter(w_.txn(), w_.env_->tables().meta, meta_key::kNextIdent, &next));
+      w_.next_ident_ = static_cast<EntityId>(std::max<std::uint64_t>(next, kFirstIdentId));
+    }
+    w_.next_ident_ = std::max(w_.next_ident_, id + 1);
+    w_.next_ident_dirty_ = true;
+    w_.dirty_ = true;
+    return Status::OK();
+  }
+  Status asserted(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                  std::int64_t valid_to) override {
+    return w_.assert_fact(e, a, v, valid_from, valid_to);
+  }
+  Status retracted(EntityId e, EntityId a, const Value& v) override { return w_.retract_fact(e, a, v); }
+  Status rule(const StoredRule& rule) override { return w_.add_rule(rule); }
+  Status rules_removed(const std::string& name) override {
+    int removed = 0;
+    return w_.remove_rules(name, &removed);
+  }
+
+ private:
+  WriteTxn& w_;
+};
+
+Status WriteTxn::replay_row(const LogRow& row) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  if (logging_ || row.tx != tx_) {
+    DATALOG_RETURN_IF_ERROR(finish_replay());
+    logging_ = false;
+    tx_ = row.tx;
+    tx_time_ms_ = row.tx_time_ms;
+    retracted_ = false;
+  }
+  Replayer replayer(*this);
+  const Status st = read_log_body(row.seq, row.body, replayer);
+  if (!st.ok() && failure_.ok()) return fail(st);
+  return st;
+}
+
+Status WriteTxn::finish_replay() {
+  if (logging_ || (datom_count_ == 0 && elided_count_ == 0)) return Status::OK();
+  Status st = flush_pending();
+  if (st.ok()) st = seal_transaction();
+  if (!st.ok()) return fail(st);
+  sealed_ = true;
+  datom_count_ = 0;
+  elided_count_ = 0;
+  next_chunk_ = 0;
+  return Status::OK();
+}
+
+Status WriteTxn::set_meta_text(std::string_view key, std::string_view value) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  const Status st = write_text(txn(), env_->tables().meta, key, value);
+  if (!st.ok()) return fail(st);
+  dirty_ = true;
+  return Status::OK();
+}
+
+Status WriteTxn::clear_index() {
+  if (!failure_.ok()) return failure_;
+  if (stack_.size() != 1 || dirty_ || has_log()) {
+    return Status(StatusCode::Misuse, "clear_index() after writes or inside a savepoint");
+  }
+  const Tables& t = env_->tables();
+  for (MDB_dbi dbi : {t.eavt, t.aevt, t.avet, t.vaet, t.ident_names, t.ident_ids, t.txlog, t.stats,
+                      t.giants, t.meta, t.rules}) {
+    const int rc = mdb_drop(txn(), dbi, 0);
+    if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "empty the index"));
+  }
+  Status st = initialize_meta(txn(), t.meta);
+  if (!st.ok()) return fail(st);
+  for (auto& level : stack_) level.cursors.fill(nullptr);  // mdb_drop keeps cursors usable, but be plain
+  next_ident_ = 0;
+  next_ident_dirty_ = false;
+  first_new_ident_ = 0;
+  tx_ = first_tx_ = 1;
+  dirty_ = true;
+  touch();
+  return Status::OK();
+}
+
+Status WriteTxn::set_indexed(std::uint64_t seq, std::int64_t tx_time_ms) {
+  if (!failure_.ok()) return failure_;
+  if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
+  const Tables& t = env_->tables();
+  Status st = write_counter(txn(), t.meta, meta_key::kIndexedSeq, seq);
+  if (st.ok()) st = write_counter(txn(), t.meta, meta_key::kIndexedTime, static_cast<std::uint64_t>(tx_time_ms));
+  if (!st.ok()) return fail(st);
+  dirty_ = true;
   return Status::OK();
 }
 

@@ -15,6 +15,11 @@
 // aborted at once — nothing of it reaches the file — and every later call returns the same
 // error until the owner calls abort(). A full map is grown for the next attempt.
 //
+// The log (storage v2, log_records.h): every call that changes the graph also appends its record
+// to the transaction's log rows, cut back with the savepoints, which the owner takes at commit
+// time (take_log) and writes into SQLite. A WriteTxn made to replay rows (replay_row) writes
+// the records it reads and logs nothing.
+//
 // Thread safety: none; one owner at a time. LMDB requires the thread that began the
 // transaction to commit or abort it; commit() from another thread returns Misuse.
 // generation() changes whenever data or the innermost LMDB transaction changes, so readers that
@@ -37,6 +42,7 @@
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
+#include "lmdb_store/log_records.h"
 #include "lmdb_store/status.h"
 #include "lmdb_store/txn_idents.h"
 
@@ -79,7 +85,21 @@ class WriteTxn {
   // Minigraf) and the script still commits, or rolls back, whole. No savepoint may be open. A
   // transaction that wrote nothing is not sealed and keeps its counter.
   Status next_transaction();
-  Status commit();  // writes everything and makes it durable; the WriteTxn is then closed
+  // The log rows of what was written, in order (see log_records.h); the log is then empty.
+  std::vector<LogRow> take_log();
+  bool has_log() const { return !log_rows_.empty(); }
+  // Replaying the log into the index: applies row as the transaction it records (its counter
+  // and wall time), logging nothing. Rows must come in log order; finish_replay() seals the last.
+  Status replay_row(const LogRow& row);
+  Status finish_replay();
+  // Writes a text entry of the index's metadata (meta.h), committed with the transaction.
+  Status set_meta_text(std::string_view key, std::string_view value);
+  // Empties every table of the index (a rebuild follows); only before anything is written.
+  Status clear_index();
+  // Records in the index the log position it now reflects (written with the commit).
+  Status set_indexed(std::uint64_t seq, std::int64_t tx_time_ms);
+
+  Status commit();  // writes everything (LMDB may defer the sync, GraphEnv); then closed
   void abort();     // discards everything; safe to call more than once
   bool open() const { return !stack_.empty(); }
 
@@ -93,6 +113,8 @@ class WriteTxn {
     bool dirty_at_start = false;
     std::size_t idents_at_start = 0;
     std::uint64_t elided_at_start = 0;
+    std::size_t log_rows_at_start = 0, log_bytes_at_start = 0;
+    bool log_consumes_at_start = false;
     // Cursors in txn, by IndexId; owned by LMDB, which frees them when txn ends.
     std::array<MDB_cursor*, kIndexCount> cursors{};
     // Per index: whether the last key went in at the end (see put_record), and puts since.
@@ -119,6 +141,9 @@ class WriteTxn {
   Status fail(Status st);  // aborts everything after an LMDB error
   void discard_pending();
   void touch();
+  Level new_level(MDB_txn* txn, int savepoint) const;
+  LogRow* log_row();  // the row records of tx_ go to now; null while replaying
+  class Replayer;
 
   std::shared_ptr<GraphEnv> env_;
   std::vector<Level> stack_;
@@ -143,6 +168,8 @@ class WriteTxn {
   EntityId first_new_ident_ = 0;  // 0: not read yet
   EntityId next_ident_ = 0;       // the next ident id, kept in memory; 0: read it from LMDB
   bool next_ident_dirty_ = false;  // next_ident_ is ahead of LMDB's counter
+  bool logging_ = true;  // false while replaying
+  std::vector<LogRow> log_rows_;
   // Reused for every record written, so writing allocates nothing once they have grown.
   std::string eavt_key_, index_key_, valid_to_;
 };

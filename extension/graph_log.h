@@ -1,0 +1,90 @@
+// extension/graph_log.h: a store table's transaction log, kept in SQLite (storage v2).
+//
+// The log lives in two shadow tables of the store table's own schema, so SQLite's commit is the
+// graph's commit (atomic with the application's tables, durable once, copied by every backup):
+//
+//   "<table>_log"(seq INTEGER PRIMARY KEY, tx INTEGER NOT NULL, tx_time INTEGER NOT NULL,
+//                 body BLOB NOT NULL)     -- one row per graph transaction (or per MiB of one)
+//   "<table>_meta"(key TEXT PRIMARY KEY, value) WITHOUT ROWID   -- 'uuid', 'format'
+//
+// Rows are written with nested statements on the table's connection, inside the caller's SQL
+// transaction (as FTS5 writes its shadow tables); body is the record list of log_records.h.
+// The LMDB index (GraphEnv) is derived from these rows; GraphSession keeps it caught up.
+//
+// Thread safety: none; SQLite serialises calls on a connection and a GraphLog belongs to one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "extension/sqlite_api.h"
+#include "lmdb_store/log_records.h"
+#include "lmdb_store/status.h"
+
+namespace datalog::ext {
+
+inline constexpr int kLogFormat = 1;  // the layout of the shadow tables and of a row's body
+
+class GraphLog {
+ public:
+  GraphLog(sqlite3* db, std::string schema, std::string table)
+      : db_(db), schema_(std::move(schema)), table_(std::move(table)) {}
+  ~GraphLog() { finalize(); }
+  GraphLog(const GraphLog&) = delete;
+  GraphLog& operator=(const GraphLog&) = delete;
+
+  // CREATE VIRTUAL TABLE: makes the shadow tables and the graph's identity (a new uuid).
+  static store::Status create(sqlite3* db, const std::string& schema, const std::string& table);
+  // DROP TABLE / ALTER TABLE ... RENAME: the shadow tables go or follow.
+  static store::Status destroy(sqlite3* db, const std::string& schema, const std::string& table);
+  static store::Status rename(sqlite3* db, const std::string& schema, const std::string& from,
+                              const std::string& to);
+  // xShadowName: the suffixes of the shadow tables ("log", "meta").
+  static bool is_shadow_suffix(const char* suffix);
+
+  const std::string& schema() const { return schema_; }
+  const std::string& table() const { return table_; }
+  void renamed(std::string to);  // after rename(): statements are prepared again
+
+  // Whether the shadow tables exist (a table made by the first storage format has none).
+  store::Status exists(bool* out);
+  // The graph's identity, from "<table>_meta".
+  store::Status uuid(std::string* out);
+
+  // The log's last row as this connection's SQLite snapshot sees it (seq 0: empty log). Cached
+  // while SQLite's data version of the schema stays the same.
+  struct Tip {
+    std::uint64_t seq = 0, tx = 0;
+    std::int64_t tx_time_ms = 0;
+  };
+  store::Status tip(Tip* out);
+  void forget_tip() { tip_cached_ = false; }
+
+  // Appends rows after seq `after` (their seq is set here), inside the open SQL transaction.
+  store::Status append(std::vector<store::LogRow>& rows, std::uint64_t after);
+  // Calls each for rows with from < seq <= through, in order.
+  store::Status read(std::uint64_t from, std::uint64_t through,
+                     const std::function<store::Status(const store::LogRow&)>& each);
+  // The wall time and counter of row seq (false: no such row in this snapshot).
+  store::Status row(std::uint64_t seq, bool* found, std::uint64_t* tx, std::int64_t* tx_time_ms);
+
+ private:
+  store::Status prepare(sqlite3_stmt** stmt, const std::string& sql);
+  store::Status sql_error(int rc, const std::string& what) const;
+  void finalize();
+  std::string log_table() const;  // "schema"."table_log", quoted
+
+  sqlite3* db_;
+  std::string schema_, table_;
+  sqlite3_stmt* tip_stmt_ = nullptr;
+  sqlite3_stmt* append_stmt_ = nullptr;
+  sqlite3_stmt* read_stmt_ = nullptr;
+  sqlite3_stmt* row_stmt_ = nullptr;
+  bool tip_cached_ = false;
+  unsigned tip_version_ = 0;
+  Tip tip_;
+};
+
+}  // namespace datalog::ext

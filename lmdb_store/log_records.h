@@ -1,0 +1,63 @@
+// lmdb_store/log_records.h: the graph's transaction log as it is kept in SQLite (storage v2).
+//
+// The log is the truth; the LMDB indexes are derived from it by replaying it in order. One log
+// row is one graph transaction (or a part of one, when it is large): its counter, its wall time
+// and a body of records, each what one write call did:
+//
+//   'i' ident created   id (i64) | name (u32 length | stored value)
+//   'a' assert          e (i64) | a (i64) | valid_from (i64) | valid_to (i64) | value
+//   'r' retract         e (i64) | a (i64) | value
+//   'u' rule added      name (u32 length | bytes) | source (u32 length | bytes)
+//   'x' rules removed   name (u32 length | bytes)
+//
+// Integers are big-endian (key_coding.h), values in their full stored form (stored_value.h), so
+// a row replays without anything but the index state its predecessors built. Replaying the
+// same calls on the same state makes the same records (retractions are elided, reassertions
+// cancelled exactly as they were the first time), which is what makes the index derivable.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "engine/datom.h"
+#include "engine/storage.h"
+#include "engine/value.h"
+#include "lmdb_store/status.h"
+
+namespace datalog::store {
+
+struct LogRow {
+  std::uint64_t seq = 0;       // position in the log (1, 2, ...); 0 until written
+  std::uint64_t tx = 0;        // the transaction counter it consumed, or the last one before it
+  std::int64_t tx_time_ms = 0;
+  bool consumes_tx = false;    // it holds datoms (or elided retractions): tx is its own
+  std::string body;
+};
+
+// Appending records to a row body.
+void log_ident(std::string& body, EntityId id, const Value& name);
+void log_assert(std::string& body, EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                std::int64_t valid_to);
+void log_retract(std::string& body, EntityId e, EntityId a, const Value& v);
+void log_rule(std::string& body, const StoredRule& rule);
+void log_rules_removed(std::string& body, const std::string& name);
+
+// What a body holds, record by record.
+class LogRecordVisitor {
+ public:
+  virtual ~LogRecordVisitor() = default;
+  virtual Status ident(EntityId id, const Value& name) = 0;
+  virtual Status asserted(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
+                          std::int64_t valid_to) = 0;
+  virtual Status retracted(EntityId e, EntityId a, const Value& v) = 0;
+  virtual Status rule(const StoredRule& rule) = 0;
+  virtual Status rules_removed(const std::string& name) = 0;
+};
+
+// Calls visitor for each record of body in order; a malformed body (a damaged or forged
+// database) is Corrupt, naming the row and the byte offset.
+Status read_log_body(std::uint64_t seq, std::string_view body, LogRecordVisitor& visitor);
+
+}  // namespace datalog::store

@@ -1,0 +1,723 @@
+"""Storage v2 (docs/STORAGE-V2.md): the graph's transaction log lives in shadow tables of the
+SQLite database (g_log, g_meta), written inside the SQL transaction, and the LMDB file is a
+derived index beside the database (app.db + g -> app.db-g.graph), caught up or rebuilt from the
+log. SQLite's commit is the graph's commit: atomic with ordinary tables, isolated (no lost
+updates), carried by backups, and the index may be lost or stale without losing anything."""
+import inspect
+import os
+import random
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import EXT, connect, rows
+
+PYTHON = sys.executable  # Debian's /usr/bin/python3: it can load extensions (conftest checks)
+KILLS = int(os.environ.get("STORAGE_KILLS", "20"))
+
+
+def shadow_tables(conn, schema="main"):
+    return rows(conn, f"SELECT type, name FROM {schema}.sqlite_schema "
+                      "WHERE tbl_name = name ORDER BY name")
+
+
+def current(conn, table="g"):
+    """Every visible datom now, in a fixed order, with its transaction and valid time."""
+    return rows(conn, f"SELECT e, a, v, vtype, tx, tx_time, valid_from, valid_to FROM {table} "
+                      "ORDER BY e, a, v, valid_from")
+
+
+def history(conn, as_of, table="g"):
+    """Every datom of every valid-time window as of transaction as_of."""
+    return rows(conn, f"SELECT e, a, v, vtype, tx, tx_time, valid_from, valid_to FROM {table} "
+                      "WHERE valid_at = 'any' AND as_of = ? ORDER BY e, a, v, valid_from",
+                (as_of,))
+
+
+def q(conn, query, table="g"):
+    return [c1 for (c1,) in rows(conn, "SELECT c1 FROM datalog_q(?, ?) ORDER BY c1",
+                                 (table, query))]
+
+
+def values_of_n(conn, table="g"):
+    return [v for (v,) in rows(conn, f"SELECT v FROM {table} WHERE a = ':n' ORDER BY v")]
+
+
+# --- a graph with some history, shared by the backup, index and rebuild tests ----------------
+
+RULE = "(rule [(named ?x) [?x :n _]])"
+
+
+def make_history(conn):
+    """Five transactions (asserts, a ref, a retraction, valid time, an update) and a rule."""
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':alice', ':n', 1), (':bob', ':n', 2)")  # tx 1
+    conn.execute("BEGIN")                                                                # tx 2
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':carol', ':n', 3)")
+    conn.execute("INSERT INTO g(e, a, v, vtype) VALUES (':alice', ':friend', ':bob', 'ref')")
+    conn.execute("COMMIT")
+    conn.execute("DELETE FROM g WHERE e = ':bob' AND a = ':n'")                          # tx 3
+    conn.execute("SELECT datalog_exec('g', '(transact [[7 :n 4] [:dan :name \"Dan\" "      # tx 4
+                 "{:valid-from \"2020-01-01\" :valid-to \"2021-01-01\"}]])')")
+    conn.execute("SELECT datalog_exec('g', ?)", (RULE,))                                 # no tx
+    conn.execute("UPDATE g SET v = 30 WHERE e = ':carol' AND a = ':n'")                  # tx 5
+
+
+def answers(conn):
+    """What the graph answers, through the table and through Datalog, now and at every tx."""
+    out = {"current": current(conn)}
+    for tx in range(0, 7):
+        out[f"as_of {tx}"] = history(conn, tx)
+    out["datalog now"] = q(conn, "(query [:find ?v :where [?e :n ?v]])")
+    out["datalog as-of 2"] = q(conn, "(query [:find ?v :as-of 2 :where [?e :n ?v]])")
+    out["rule"] = q(conn, "(query [:find ?x :where (named ?x)])")
+    out["rules"] = rows(conn, "SELECT datalog_rules('g')")
+    return out
+
+
+def check_history_literally(conn):
+    """The exact answers of make_history's graph (so that comparing copies is not vacuous)."""
+    assert rows(conn, "SELECT e, a, v, tx FROM g WHERE valid_at = 'any' AND as_of = 2 "
+                      "ORDER BY e, a, v") == [
+        (":alice", ":friend", ":bob", 2), (":alice", ":n", 1, 1), (":bob", ":n", 2, 1),
+        (":carol", ":n", 3, 2)]
+    assert rows(conn, "SELECT e, a, v, vtype, tx FROM g ORDER BY e, a, v") == [
+        (7, ":n", 4, "integer", 4), (":alice", ":friend", ":bob", "ref", 2),
+        (":alice", ":n", 1, "integer", 1), (":carol", ":n", 30, "integer", 5)]
+    assert rows(conn, "SELECT e, v, valid_from, valid_to FROM g "
+                      "WHERE a = ':name' AND valid_at = 'any'") == [
+        (":dan", "Dan", "2020-01-01T00:00:00.000Z", "2021-01-01T00:00:00.000Z")]
+    assert rows(conn, "SELECT v FROM g WHERE e = ':bob' AND a = ':n' AND as_of = 2") == [(2,)]
+    assert rows(conn, "SELECT v FROM g WHERE e = ':bob' AND a = ':n'") == []
+    assert q(conn, "(query [:find ?v :where [?e :n ?v]])") == [1, 4, 30]
+    assert q(conn, "(query [:find ?v :as-of 2 :where [?e :n ?v]])") == [1, 2, 3]
+    assert q(conn, "(query [:find ?x :where (named ?x)])") == [7, ":alice", ":carol"]
+    assert rows(conn, "SELECT datalog_rules('g')") == [(RULE,)]
+
+
+@pytest.fixture
+def original(tmp_path):
+    """app.db with table g holding make_history's graph; closed, so its files are at rest."""
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    make_history(conn)
+    check_history_literally(conn)
+    expected = answers(conn)
+    conn.close()
+    return tmp_path / "app.db", expected
+
+
+# --- 1. shadow tables and the derived index path ---------------------------------------------
+
+def test_create_makes_shadow_tables_and_the_derived_index_file(tmp_path):
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    assert shadow_tables(conn) == [("table", "g"), ("table", "g_log"), ("table", "g_meta")]
+    assert rows(conn, "SELECT sql FROM sqlite_schema WHERE name = 'g'") == [
+        ("CREATE VIRTUAL TABLE g USING datalog",)]
+    assert shadow_tables(conn, "temp") == []
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    assert (tmp_path / "app.db-g.graph").is_file()
+    assert not (tmp_path / "app.graph").exists()
+    graphs = sorted(p.name for p in tmp_path.iterdir() if ".graph" in p.name)
+    assert graphs in (["app.db-g.graph"], ["app.db-g.graph", "app.db-g.graph-lock"])
+    conn.close()
+    conn = connect(tmp_path / "app.db")
+    assert rows(conn, "SELECT e, a, v, tx FROM g") == [(":x", ":n", 1, 1)]
+    conn.close()
+
+
+def test_shadow_tables_live_in_the_schema_of_the_table(tmp_path):
+    conn = connect(tmp_path / "app.db")
+    conn.execute(f"ATTACH '{tmp_path / 'aux.db'}' AS aux")
+    conn.execute("CREATE VIRTUAL TABLE aux.g USING datalog")
+    conn.execute("INSERT INTO aux.g(e, a, v) VALUES (':x', ':n', 1)")
+    assert shadow_tables(conn, "aux") == [("table", "g"), ("table", "g_log"), ("table", "g_meta")]
+    assert shadow_tables(conn, "main") == []
+    assert (tmp_path / "aux.db-g.graph").is_file()
+    assert not (tmp_path / "app.db-g.graph").exists()
+    assert not (tmp_path / "aux.graph").exists()
+    conn.close()
+
+
+def test_two_databases_with_one_stem_get_separate_indexes(tmp_path):
+    first = connect(tmp_path / "data.db")
+    second = connect(tmp_path / "data.sqlite")
+    for conn in (first, second):
+        conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    first.execute("INSERT INTO g(e, a, v) VALUES (':in-db', ':n', 1)")
+    second.execute("INSERT INTO g(e, a, v) VALUES (':in-sqlite', ':n', 2)")
+    second.execute("INSERT INTO g(e, a, v) VALUES (':in-sqlite', ':n', 3)")
+    assert (tmp_path / "data.db-g.graph").is_file()
+    assert (tmp_path / "data.sqlite-g.graph").is_file()
+    assert not (tmp_path / "data.graph").exists()
+    for _ in range(2):  # open, then again from fresh connections
+        assert rows(first, "SELECT e, v, tx FROM g WHERE valid_at = 'any'") == [(":in-db", 1, 1)]
+        assert rows(second, "SELECT e, v, tx FROM g WHERE valid_at = 'any' ORDER BY v") == [
+            (":in-sqlite", 2, 1), (":in-sqlite", 3, 2)]
+        first.close()
+        second.close()
+        first = connect(tmp_path / "data.db")
+        second = connect(tmp_path / "data.sqlite")
+    first.close()
+    second.close()
+
+
+# --- 2. DROP and RENAME carry the shadow tables ----------------------------------------------
+
+def test_drop_table_drops_the_shadow_tables(db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    db.execute("DROP TABLE g")
+    assert shadow_tables(db) == []
+    # a new table g is a new, empty graph: the old facts and counters are gone with the log
+    db.execute("CREATE VIRTUAL TABLE g USING datalog")
+    assert shadow_tables(db) == [("table", "g"), ("table", "g_log"), ("table", "g_meta")]
+    assert rows(db, "SELECT count(*) FROM g WHERE valid_at = 'any' AND as_of = 100") == [(0,)]
+    db.execute("INSERT INTO g(e, a, v) VALUES (':y', ':n', 2)")
+    assert rows(db, "SELECT e, v, tx FROM g WHERE valid_at = 'any'") == [(":y", 2, 1)]
+
+
+def test_rename_renames_the_shadow_tables_and_keeps_the_graph(db_path, db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    db.execute("INSERT INTO g(e, a, v) VALUES (':y', ':n', 2)")
+    db.execute("DELETE FROM g WHERE e = ':x'")
+    db.execute("ALTER TABLE g RENAME TO h")
+    assert shadow_tables(db) == [("table", "h"), ("table", "h_log"), ("table", "h_meta")]
+    for conn in (db, None):
+        if conn is None:
+            db.close()
+            conn = connect(db_path)
+        assert shadow_tables(conn) == [("table", "h"), ("table", "h_log"), ("table", "h_meta")]
+        assert rows(conn, "SELECT e, v, tx FROM h") == [(":y", 2, 2)]
+        assert rows(conn, "SELECT e, v, tx FROM h WHERE as_of = 2 ORDER BY v") == [
+            (":x", 1, 1), (":y", 2, 2)]
+        assert q(conn, "(query [:find ?v :where [?e :n ?v]])", table="h") == [2]
+    conn.execute("INSERT INTO h(e, a, v) VALUES (':z', ':n', 3)")
+    assert rows(conn, "SELECT e, v, tx FROM h ORDER BY v") == [(":y", 2, 2), (":z", 3, 4)]
+    conn.close()
+
+
+# --- 3. atomicity with ordinary tables: SIGKILL at random moments ----------------------------
+
+_KILL_CHILD = """
+import sqlite3, sys
+extension, database, journal = sys.argv[1:4]
+conn = sqlite3.connect(database, isolation_level=None, timeout=10)
+conn.enable_load_extension(True)
+conn.load_extension(extension)
+conn.execute("PRAGMA journal_mode=" + journal)
+i = conn.execute("SELECT coalesce(max(i), 0) FROM t").fetchone()[0]
+print("ready", flush=True)
+while True:
+    i += 1
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO t(i) VALUES (?)", (i,))
+    conn.execute("INSERT INTO g(e, a, v) VALUES (?, ':n', ?)", (i, i))
+    conn.execute("COMMIT")
+    print(i, flush=True)
+"""
+
+
+def _wait_for_ready(out_path, proc, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if out_path.read_text().startswith("ready"):
+            return
+        if proc.poll() is not None:
+            return  # the caller reports how it ended
+        time.sleep(0.005)
+    raise AssertionError("the child did not start within 30 s")
+
+
+def _check_atomic(conn, printed):
+    in_t = [i for (i,) in rows(conn, "SELECT i FROM t ORDER BY i")]
+    in_g = rows(conn, "SELECT v, tx FROM g WHERE a = ':n' ORDER BY v")
+    # contiguous: every transaction is all or nothing, and the child resumes from max(i) + 1
+    assert in_t == list(range(1, len(in_t) + 1))
+    assert [v for v, _ in in_g] == in_t, "a transaction reached one store only"
+    assert all(v == tx for v, tx in in_g), "graph counters: one per committed transaction"
+    assert rows(conn, "SELECT count(*) FROM g WHERE valid_at = 'any' AND as_of = 1000000000") \
+        == [(len(in_t),)]
+    lost = sorted(set(printed) - set(in_t))
+    assert not lost, f"acknowledged commits lost: {lost[:10]}"
+    return len(in_t)
+
+
+@pytest.mark.parametrize("journal", ["wal", "delete"])
+def test_killed_writer_never_leaves_a_transaction_in_one_store_only(tmp_path, journal):
+    database = tmp_path / "app.db"
+    conn = connect(database)
+    assert rows(conn, f"PRAGMA journal_mode={journal}") == [(journal,)]
+    conn.execute("CREATE TABLE t(i INTEGER PRIMARY KEY)")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.close()
+    script = tmp_path / "kill_child.py"
+    script.write_text(_KILL_CHILD)
+    rng = random.Random(f"storage-v2-{journal}")
+    printed = []
+    committed = 0
+    for kill in range(KILLS):
+        out_path = tmp_path / f"out{kill}.txt"
+        err_path = tmp_path / f"err{kill}.txt"
+        with open(out_path, "w") as out, open(err_path, "w") as err:
+            proc = subprocess.Popen([PYTHON, str(script), EXT, str(database), journal],
+                                    stdout=out, stderr=err)
+        try:
+            if rng.random() < 0.25:  # now and then while it opens the database and the graph
+                time.sleep(rng.uniform(0, 0.1))
+            else:                    # mostly in the middle of its transactions
+                _wait_for_ready(out_path, proc)
+                time.sleep(rng.uniform(0, 0.2))
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        assert proc.returncode == -signal.SIGKILL, err_path.read_text()
+        printed += [int(line) for line in out_path.read_text().split()
+                    if line.isdigit()]
+        conn = connect(database)
+        try:
+            committed = _check_atomic(conn, printed)
+        finally:
+            conn.close()
+    assert printed, "no transaction committed before any kill: the test tested nothing"
+    conn = connect(database)
+    assert _check_atomic(conn, printed) == committed
+    # and the graph goes on from there
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO t(i) VALUES (?)", (committed + 1,))
+    conn.execute("INSERT INTO g(e, a, v) VALUES (?, ':n', ?)", (committed + 1, committed + 1))
+    conn.execute("COMMIT")
+    assert _check_atomic(conn, printed) == committed + 1
+    conn.close()
+
+
+# --- 4. rollback, and a COMMIT that fails --------------------------------------------------
+
+def test_rollback_leaves_neither_the_row_nor_the_fact(db_path, db):
+    db.execute("CREATE TABLE t(i INTEGER PRIMARY KEY)")
+    db.execute("BEGIN")
+    db.execute("INSERT INTO t(i) VALUES (1)")
+    db.execute("INSERT INTO g(e, a, v) VALUES (1, ':n', 1)")
+    db.execute("ROLLBACK")
+    fresh = connect(db_path)
+    for conn in (db, fresh):
+        assert rows(conn, "SELECT count(*) FROM t") == [(0,)]
+        assert rows(conn, "SELECT count(*) FROM g WHERE valid_at = 'any' AND as_of = 100") == [
+            (0,)]
+    fresh.close()
+
+
+def test_commit_that_fails_on_a_read_lock_then_rolls_back_leaves_nothing(db_path):
+    writer = connect(db_path)
+    assert rows(writer, "PRAGMA journal_mode=DELETE") == [("delete",)]
+    writer.execute("CREATE TABLE t(i INTEGER PRIMARY KEY)")
+    writer.execute("CREATE VIRTUAL TABLE g USING datalog")
+    writer.execute("PRAGMA busy_timeout=0")
+    reader = connect(db_path)
+    reader.execute("BEGIN")
+    assert rows(reader, "SELECT * FROM t") == []  # holds a SHARED lock until it ends
+    writer.execute("BEGIN")
+    writer.execute("INSERT INTO t(i) VALUES (1)")
+    writer.execute("INSERT INTO g(e, a, v) VALUES (1, ':n', 1)")
+    with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+        writer.execute("COMMIT")
+    assert writer.in_transaction
+    writer.execute("ROLLBACK")
+    reader.execute("COMMIT")
+    assert rows(writer, "SELECT count(*) FROM g WHERE valid_at = 'any' AND as_of = 100") == [
+        (0,)]
+    reader.close()
+    writer.close()
+    fresh = connect(db_path)
+    assert rows(fresh, "SELECT count(*) FROM t") == [(0,)]
+    assert rows(fresh, "SELECT count(*) FROM g WHERE valid_at = 'any' AND as_of = 100") == [(0,)]
+    # the failed commit consumed no counter and left nothing a later transaction could see
+    fresh.execute("INSERT INTO g(e, a, v) VALUES (2, ':n', 2)")
+    assert rows(fresh, "SELECT e, v, tx FROM g WHERE valid_at = 'any' AND as_of = 100") == [
+        (2, 2, 1)]
+    fresh.close()
+    fresh = connect(db_path)
+    assert rows(fresh, "SELECT e, v, tx FROM g WHERE valid_at = 'any' AND as_of = 100") == [
+        (2, 2, 1)]
+    fresh.close()
+
+
+# --- 5. no lost updates ----------------------------------------------------------------------
+
+INCREMENTS = 200
+
+def increment(conn, times):
+    """times read-then-write transactions on the balance, each retried whole when SQLite says
+    the database is locked or busy (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT); returns the retries."""
+    done = retries = 0
+    while done < times:
+        try:
+            conn.execute("BEGIN")
+            got = conn.execute("SELECT v FROM g WHERE e = 1 AND a = ':balance'").fetchall()
+            if len(got) != 1:
+                raise AssertionError(f"balance rows: {got}")
+            conn.execute("UPDATE g SET v = ? WHERE e = 1 AND a = ':balance'", (got[0][0] + 1,))
+            conn.execute("COMMIT")
+            done += 1
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e):
+                raise
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            retries += 1
+    return retries
+
+
+def _balance_graph(path):
+    conn = connect(path)
+    assert rows(conn, "PRAGMA journal_mode=WAL") == [("wal",)]
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (1, ':balance', 100)")
+    conn.close()
+
+
+def _final_balance(path):
+    conn = connect(path)
+    try:
+        assert rows(conn, "SELECT v FROM g WHERE e = 1 AND a = ':balance'") == [
+            (100 + 2 * INCREMENTS,)]
+        # every increment is one committed transaction after the first
+        assert rows(conn, "SELECT max(tx) FROM g WHERE valid_at = 'any' AND as_of = 1000000") \
+            == [(1 + 2 * INCREMENTS,)]
+    finally:
+        conn.close()
+
+
+def test_no_lost_updates_between_two_threads(db_path):
+    _balance_graph(db_path)
+    outcome = {}
+    start = threading.Barrier(2)
+
+    def worker(name):
+        try:
+            conn = connect(db_path, check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout=5000")
+            start.wait(60)
+            try:
+                outcome[name] = increment(conn, INCREMENTS)
+            finally:
+                conn.close()
+        except BaseException as e:  # reported by the test
+            outcome[name] = e
+    threads = [threading.Thread(target=worker, args=(n,)) for n in ("first", "second")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    for name in ("first", "second"):
+        assert isinstance(outcome.get(name), int), outcome
+    _final_balance(db_path)
+
+
+_INCREMENT_CHILD = """
+import sqlite3, sys
+extension, database, times = sys.argv[1], sys.argv[2], int(sys.argv[3])
+""" + inspect.getsource(increment) + """
+conn = sqlite3.connect(database, isolation_level=None)
+conn.enable_load_extension(True)
+conn.load_extension(extension)
+conn.execute("PRAGMA busy_timeout=5000")
+conn.execute("SELECT count(*) FROM g").fetchall()
+print("ready", flush=True)
+sys.stdin.readline()
+print("retries", increment(conn, times), flush=True)
+conn.close()
+"""
+
+
+def test_no_lost_updates_between_two_processes(db_path, tmp_path):
+    _balance_graph(db_path)
+    script = tmp_path / "increment.py"
+    script.write_text(_INCREMENT_CHILD)
+    procs = [subprocess.Popen([PYTHON, str(script), EXT, str(db_path), str(INCREMENTS)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        for proc in procs:
+            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        for proc in procs:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+            assert re.fullmatch(r"retries \d+\n", out), (out, err)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    _final_balance(db_path)
+
+
+# --- 6. backups carry the graph --------------------------------------------------------------
+
+def _copy_with_shell(source, target):
+    out = subprocess.run(["sqlite3", str(source), "-cmd", f".load {EXT}", f".backup {target}"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+
+
+def _copy_with_vacuum_into(source, target):
+    conn = connect(source)
+    conn.execute("VACUUM INTO ?", (str(target),))
+    conn.close()
+
+
+def _copy_with_backup_api(source, target):
+    conn = connect(source)
+    assert rows(conn, "SELECT count(*) FROM g") == [(4,)]  # the source's table is open
+    dest = sqlite3.connect(str(target))
+    conn.backup(dest)
+    dest.close()
+    conn.close()
+
+
+COPIERS = {"shell .backup": _copy_with_shell, "VACUUM INTO": _copy_with_vacuum_into,
+           "Connection.backup": _copy_with_backup_api}
+
+
+@pytest.mark.parametrize("folder", ["same folder", "new folder"])
+@pytest.mark.parametrize("method", list(COPIERS))
+def test_a_copy_of_the_database_answers_as_the_original(original, tmp_path, method, folder):
+    source, expected = original
+    target_folder = tmp_path if folder == "same folder" else tmp_path / "elsewhere"
+    target_folder.mkdir(exist_ok=True)
+    target = target_folder / "copy.db"
+    COPIERS[method](source, target)
+    assert not (target_folder / "copy.db-g.graph").exists()
+    copy = connect(target)
+    assert shadow_tables(copy) == [("table", "g"), ("table", "g_log"), ("table", "g_meta")]
+    check_history_literally(copy)
+    assert answers(copy) == expected
+    assert (target_folder / "copy.db-g.graph").is_file()  # made by the first open
+    # the copy is a graph of its own from now on
+    copy.execute("INSERT INTO g(e, a, v) VALUES (':copy', ':n', 100)")
+    assert rows(copy, "SELECT tx FROM g WHERE e = ':copy'") == [(6,)]
+    copy.close()
+    conn = connect(source)
+    assert answers(conn) == expected
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':original', ':n', 200)")
+    conn.close()
+    copy = connect(target)
+    assert rows(copy, "SELECT e, v, tx FROM g WHERE tx = 6") == [(":copy", 100, 6)]
+    assert q(copy, "(query [:find ?v :where [?e :n ?v]])") == [1, 4, 30, 100]
+    copy.close()
+
+
+# --- 7. the index may be stale, missing or ahead: the log decides ----------------------------
+
+def _transactions(path, first, count):
+    """count autocommit transactions, each asserting (k, ':n', k) for k = first, first + 1, ..."""
+    conn = connect(path)
+    for k in range(first, first + count):
+        conn.execute("INSERT INTO g(e, a, v) VALUES (?, ':n', ?)", (k, k))
+    conn.close()
+
+
+def _remove_index(folder):
+    for name in ("app.db-g.graph", "app.db-g.graph-lock"):
+        if (folder / name).exists():
+            (folder / name).unlink()
+
+
+def test_an_index_that_lost_its_last_writes_catches_up(db_path, tmp_path):
+    conn = connect(db_path)
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.close()
+    _transactions(db_path, 1, 3)
+    assert (tmp_path / "app.db-g.graph").is_file()
+    shutil.copy(tmp_path / "app.db-g.graph", tmp_path / "old-index")
+    _transactions(db_path, 4, 2)
+    conn = connect(db_path)
+    conn.execute("DELETE FROM g WHERE e = 2 AND a = ':n'")  # tx 6: a retraction
+    conn.close()
+    _remove_index(tmp_path)
+    shutil.copy(tmp_path / "old-index", tmp_path / "app.db-g.graph")
+    conn = connect(db_path)
+    assert rows(conn, "SELECT e, v, tx FROM g WHERE a = ':n' ORDER BY v") == [
+        (1, 1, 1), (3, 3, 3), (4, 4, 4), (5, 5, 5)]
+    assert rows(conn, "SELECT e, v, tx FROM g WHERE a = ':n' AND as_of = 5 ORDER BY v") == [
+        (1, 1, 1), (2, 2, 2), (3, 3, 3), (4, 4, 4), (5, 5, 5)]
+    assert q(conn, "(query [:find ?v :where [?e :n ?v]])") == [1, 3, 4, 5]
+    conn.execute("INSERT INTO g(e, a, v) VALUES (7, ':n', 7)")
+    assert rows(conn, "SELECT tx FROM g WHERE e = 7") == [(7,)]
+    conn.close()
+
+
+def test_a_missing_index_is_rebuilt(original, tmp_path):
+    source, expected = original
+    _remove_index(tmp_path)
+    conn = connect(source)
+    check_history_literally(conn)
+    assert answers(conn) == expected
+    assert (tmp_path / "app.db-g.graph").is_file()
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':next', ':n', 6)")
+    assert rows(conn, "SELECT tx FROM g WHERE e = ':next'") == [(6,)]
+    conn.close()
+
+
+def test_an_index_ahead_of_a_restored_database_shows_only_the_database(db_path, tmp_path):
+    conn = connect(db_path)
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.close()
+    _transactions(db_path, 1, 3)
+    shutil.copy(db_path, tmp_path / "old.db")
+    _transactions(db_path, 4, 3)
+    shutil.copy(tmp_path / "old.db", db_path)  # the database goes back; the index stays newer
+    for reopen in range(2):
+        conn = connect(db_path)
+        if reopen == 0:
+            assert rows(conn, "SELECT e, v, tx FROM g WHERE a = ':n' ORDER BY v") == [
+                (1, 1, 1), (2, 2, 2), (3, 3, 3)]
+            assert rows(conn, "SELECT e, v, tx FROM g WHERE valid_at = 'any' AND as_of = 100 "
+                              "ORDER BY v") == [(1, 1, 1), (2, 2, 2), (3, 3, 3)]
+            assert q(conn, "(query [:find ?v :where [?e :n ?v]])") == [1, 2, 3]
+            conn.execute("INSERT INTO g(e, a, v) VALUES (40, ':n', 40)")
+        expected = [(1, 1, 1), (2, 2, 2), (3, 3, 3), (40, 40, 4)]
+        assert rows(conn, "SELECT e, v, tx FROM g WHERE a = ':n' ORDER BY v") == expected
+        assert rows(conn, "SELECT e, v, tx FROM g WHERE valid_at = 'any' AND as_of = 100 "
+                          "ORDER BY v") == expected
+        assert rows(conn, "SELECT e, v, tx FROM g WHERE as_of = 4 AND e IN (4, 5, 6)") == []
+        assert q(conn, "(query [:find ?v :where [?e :n ?v]])") == [1, 2, 3, 40]
+        conn.close()
+
+
+# --- 8. datalog_rebuild ----------------------------------------------------------------------
+
+def test_datalog_rebuild_replays_the_log(original):
+    source, expected = original
+    conn = connect(source)
+    assert answers(conn) == expected
+    replayed = rows(conn, "SELECT datalog_rebuild('g')")[0][0]
+    # every one of make_history's five transactions (its rule may or may not count as one)
+    assert isinstance(replayed, int) and replayed >= 5
+    assert answers(conn) == expected
+    conn.close()
+    conn = connect(source)
+    assert answers(conn) == expected
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':next', ':n', 6)")
+    assert rows(conn, "SELECT tx FROM g WHERE e = ':next'") == [(6,)]
+    conn.close()
+
+
+# --- 9. an explicit graph file belongs to one database ---------------------------------------
+
+def test_a_graph_file_of_another_database_is_refused(tmp_path):
+    first = connect(tmp_path / "a.db")
+    first.execute("CREATE VIRTUAL TABLE g USING datalog('shared.graph')")
+    first.execute("INSERT INTO g(e, a, v) VALUES (':a', ':n', 1)")
+    second = connect(tmp_path / "b.db")
+    for attempt in range(2):  # while a.db is open, then with a.db closed
+        with pytest.raises(sqlite3.Error) as caught:
+            second.execute("CREATE VIRTUAL TABLE g USING datalog('shared.graph')")
+        assert "shared.graph" in str(caught.value)
+        assert re.search(r"another database", str(caught.value)), str(caught.value)
+        assert shadow_tables(second) == []
+        if attempt == 0:
+            first.close()
+    second.close()
+    first = connect(tmp_path / "a.db")
+    assert rows(first, "SELECT e, v, tx FROM g") == [(":a", 1, 1)]
+    first.execute("INSERT INTO g(e, a, v) VALUES (':a', ':n', 2)")
+    assert rows(first, "SELECT e, v, tx FROM g ORDER BY v") == [(":a", 1, 1), (":a", 2, 2)]
+    first.close()
+
+
+# --- 10. transaction counters are v1's -------------------------------------------------------
+
+def test_tx_numbering(db_path, db):
+    db.execute("INSERT INTO g(e, a, v) VALUES (':a', ':n', 1)")
+    db.execute("INSERT INTO g(e, a, v) VALUES (':b', ':n', 2)")
+    assert rows(db, "SELECT datalog_exec('g', '(transact [[:c :n 3]]) (transact [[:d :n 4]])')") \
+        == [("transacted: tx 3, 1 datom\ntransacted: tx 4, 1 datom",)]
+    assert rows(db, "SELECT datalog_exec('g', '(rule [(r ?x) [?x :n _]])')") == [
+        ("rule: r defined",)]
+    assert rows(db, "SELECT datalog_exec('g', '(transact [[:e :n 5]])')") == [
+        ("transacted: tx 5, 1 datom",)]
+    db.execute("BEGIN")
+    db.execute("INSERT INTO g(e, a, v) VALUES (':f', ':n', 6)")
+    assert rows(db, "SELECT datalog_exec('g', '(transact [[:g :n 7]]) (transact [[:h :n 8]])')") \
+        == [("transacted: tx 6, 1 datom\ntransacted: tx 6, 1 datom",)]
+    db.execute("COMMIT")
+    expected = [(":a", 1), (":b", 2), (":c", 3), (":d", 4), (":e", 5), (":f", 6), (":g", 6),
+                (":h", 6)]
+    assert rows(db, "SELECT e, tx FROM g ORDER BY e") == expected
+    db.close()
+    conn = connect(db_path)
+    assert rows(conn, "SELECT e, tx FROM g ORDER BY e") == expected
+    assert q(conn, "(query [:find ?x :where (r ?x)])") == [
+        ":a", ":b", ":c", ":d", ":e", ":f", ":g", ":h"]
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':i', ':n', 9)")
+    assert rows(conn, "SELECT tx FROM g WHERE e = ':i'") == [(7,)]
+    conn.close()
+
+
+# --- 11. datalog_exec and SQL transactions ---------------------------------------------------
+
+def test_datalog_exec_in_a_rolled_back_transaction_leaves_nothing(db_path, db):
+    db.execute("CREATE TABLE t(i INTEGER PRIMARY KEY)")
+    db.execute("BEGIN")
+    db.execute("INSERT INTO t(i) VALUES (1)")
+    db.execute("SELECT datalog_exec('g', '(transact [[:a :n 1]]) (rule [(r ?x) [?x :n _]]) "
+               "(transact [[:b :n 2]])')")
+    assert values_of_n(db) == [1, 2]
+    db.execute("ROLLBACK")
+    fresh = connect(db_path)
+    for conn in (db, fresh):
+        assert rows(conn, "SELECT count(*) FROM t") == [(0,)]
+        assert rows(conn, "SELECT count(*) FROM g WHERE valid_at = 'any' AND as_of = 100") == [
+            (0,)]
+        assert rows(conn, "SELECT datalog_rules('g')") == [("",)]
+    fresh.close()
+    assert rows(db, "SELECT datalog_exec('g', '(transact [[:c :n 3]])')") == [
+        ("transacted: tx 1, 1 datom",)]
+
+
+_EXEC_AND_EXIT = """
+import os, sqlite3, sys
+conn = sqlite3.connect(sys.argv[2], isolation_level=None)
+conn.enable_load_extension(True)
+conn.load_extension(sys.argv[1])
+print(conn.execute("SELECT datalog_exec('g', '(transact [[:a :n 1]]) (transact [[:b :n 2]])')")
+      .fetchone()[0], flush=True)
+print(conn.in_transaction, flush=True)
+os._exit(0)  # no close, no commit: the call committed by itself
+"""
+
+
+def test_datalog_exec_in_autocommit_commits_by_itself(db_path, db, tmp_path):
+    db.close()
+    script = tmp_path / "exec_and_exit.py"
+    script.write_text(_EXEC_AND_EXIT)
+    out = subprocess.run([PYTHON, str(script), EXT, str(db_path)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "transacted: tx 1, 1 datom", "transacted: tx 2, 1 datom", "False"]
+    conn = connect(db_path)
+    assert rows(conn, "SELECT e, v, tx FROM g ORDER BY v") == [(":a", 1, 1), (":b", 2, 2)]
+    # a call that fails writes nothing, not even its commands that ran before the failure
+    with pytest.raises(sqlite3.Error, match="integer overflow"):
+        conn.execute("SELECT datalog_exec('g', '(transact [[:c :n 3]]) (query [:find ?y :where "
+                     "[_ :n ?v] [(+ ?v 9223372036854775807) ?y]])')")
+    assert not conn.in_transaction
+    conn.close()
+    conn = connect(db_path)
+    assert rows(conn, "SELECT e, v, tx FROM g WHERE valid_at = 'any' AND as_of = 100 "
+                      "ORDER BY v") == [(":a", 1, 1), (":b", 2, 2)]
+    assert rows(conn, "SELECT datalog_exec('g', '(transact [[:d :n 4]])')") == [
+        ("transacted: tx 3, 1 datom",)]
+    conn.close()
