@@ -173,23 +173,38 @@ Status GraphLog::tip(Tip* out) {
   return Status::OK();
 }
 
+// One statement for all rows: in autocommit mode it is the commit, all or nothing.
 Status GraphLog::append(std::vector<store::LogRow>& rows, std::uint64_t after) {
-  DATALOG_RETURN_IF_ERROR(prepare(
-      &append_stmt_,
-      fmt::format("INSERT INTO {}(seq, tx, tx_time, body) VALUES (?, ?, ?, ?)", log_table())));
+  if (rows.empty()) return Status::OK();
   tip_cached_ = false;
+  const std::string head = fmt::format("INSERT INTO {}(seq, tx, tx_time, body) VALUES (?, ?, ?, ?)", log_table());
+  sqlite3_stmt* stmt = nullptr;
+  if (rows.size() == 1) {
+    DATALOG_RETURN_IF_ERROR(prepare(&append_stmt_, head));
+    stmt = append_stmt_;
+  } else {
+    std::string sql = head;
+    for (std::size_t i = 1; i < rows.size(); ++i) sql += ", (?, ?, ?, ?)";
+    const int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr);
+    if (rc != SQLITE_OK) return sql_error(rc, "cannot write the log");
+  }
+  int param = 0;
   for (store::LogRow& row : rows) {
     row.seq = ++after;
-    sqlite3_bind_int64(append_stmt_, 1, static_cast<sqlite3_int64>(row.seq));
-    sqlite3_bind_int64(append_stmt_, 2, static_cast<sqlite3_int64>(row.tx));
-    sqlite3_bind_int64(append_stmt_, 3, row.tx_time_ms);
-    sqlite3_bind_blob64(append_stmt_, 4, row.body.data(), row.body.size(), SQLITE_STATIC);
-    const int rc = sqlite3_step(append_stmt_);
-    sqlite3_reset(append_stmt_);
-    sqlite3_clear_bindings(append_stmt_);
-    if (rc != SQLITE_DONE) return sql_error(rc, "cannot write the log");
+    sqlite3_bind_int64(stmt, ++param, static_cast<sqlite3_int64>(row.seq));
+    sqlite3_bind_int64(stmt, ++param, static_cast<sqlite3_int64>(row.tx));
+    sqlite3_bind_int64(stmt, ++param, row.tx_time_ms);
+    sqlite3_bind_blob64(stmt, ++param, row.body.data(), row.body.size(), SQLITE_STATIC);
   }
-  return Status::OK();
+  const int rc = sqlite3_step(stmt);
+  const Status st = rc == SQLITE_DONE ? Status::OK() : sql_error(rc, "cannot write the log");
+  if (stmt == append_stmt_) {
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+  } else {
+    sqlite3_finalize(stmt);
+  }
+  return st;
 }
 
 Status GraphLog::read(std::uint64_t from, std::uint64_t through,

@@ -62,7 +62,8 @@ class GraphLog {
   store::Status tip(Tip* out);
   void forget_tip() { tip_cached_ = false; }
 
-  // Appends rows after seq `after` (their seq is set here), inside the open SQL transaction.
+  // Appends rows after seq `after` (their seq is set here) in one statement: inside an open SQL
+  // transaction it joins it; in autocommit mode it is a transaction, all rows or none.
   store::Status append(std::vector<store::LogRow>& rows, std::uint64_t after);
   // Calls each for rows with from < seq <= through, in order.
   store::Status read(std::uint64_t from, std::uint64_t through,

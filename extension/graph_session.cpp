@@ -179,41 +179,72 @@ Status GraphSession::rebuild(std::uint64_t* rows) {
 
 // --- writing -----------------------------------------------------------------------------------
 
+// Every graph writer holds LMDB's writer gate from here until the index has committed, and
+// appends its log rows while it holds it: so under the gate the log's tip is final, and the
+// index, once caught up, agrees with it.
 Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
   if (writer_) return writer_->failure();
   schema_.reset();  // another connection may have changed it since
   DATALOG_RETURN_IF_ERROR(check_log_and_owner());
-  // The writing statement holds SQLite's write lock: this is the newest log.
-  GraphLog::Tip tip;
-  log_->forget_tip();
-  DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
-  MDB_txn* txn = nullptr;
-  IndexPosition pos;
-  DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
-  Status st = read_position(txn, env_->tables(), &pos);
-  env_->end_read(txn);
-  DATALOG_RETURN_IF_ERROR(st);
-  if (!at_tip(pos, tip)) DATALOG_RETURN_IF_ERROR(catch_up(tip, true));
-  DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout, &writer_));
-  if (writer_->tx() != tip.tx + 1) {
-    const std::uint64_t indexed = writer_->tx() - 1;
+  for (int attempt = 0;; ++attempt) {
+    DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout, &writer_));
+    GraphLog::Tip tip;
+    IndexPosition pos;
+    log_->forget_tip();
+    Status st = log_->tip(&tip);
+    if (st.ok()) st = read_position(writer_->txn(), env_->tables(), &pos);
+    if (!st.ok()) {
+      writer_.reset();
+      return st;
+    }
+    if (at_tip(pos, tip) && writer_->tx() == tip.tx + 1) {
+      write_base_seq_ = tip.seq;
+      return Status::OK();
+    }
     writer_.reset();
-    return Status(StatusCode::Corrupt,
-                  fmt::format("graph '{}': the index is at transaction {} but the log at {}; run "
-                              "SELECT datalog_rebuild('{}')",
-                              env_->path(), indexed, tip.tx, log_->table()));
+    if (attempt > 0) {
+      return Status(StatusCode::Corrupt,
+                    fmt::format("graph '{}': the index does not follow the log (indexed through row "
+                                "{}, the log ends at row {}); run SELECT datalog_rebuild('{}')",
+                                env_->path(), pos.seq, tip.seq, log_->table()));
+    }
+    DATALOG_RETURN_IF_ERROR(catch_up(tip, true));
   }
-  write_base_seq_ = tip.seq;
-  return Status::OK();
 }
 
 Status GraphSession::flush_log() {
   if (!writer_ || !writer_->open()) return Status::OK();
   if (!writer_->failure().ok()) return writer_->failure();
+  if (!writer_->on_owner_thread()) {
+    // LMDB ends a write transaction only on the thread that began it: refuse before SQLite
+    // commits the log, so the commit fails whole.
+    return Status(StatusCode::Misuse, "a graph transaction must be committed on the thread that began it");
+  }
   if (!writer_->has_log()) return Status::OK();
   std::vector<store::LogRow> rows = writer_->take_log();
+  DATALOG_RETURN_IF_ERROR(check_index_room(rows));
   DATALOG_RETURN_IF_ERROR(log_->append(rows, write_base_seq_));
   return writer_->set_indexed(rows.back().seq, rows.back().tx_time_ms);
+}
+
+// The index commits after SQLite, where a failure can no longer fail the transaction: it would
+// leave the index behind, and every read failing until the disk has room. So a transaction whose
+// index pages may not fit on the disk fails here, before SQLite commits. Each log byte makes at
+// most about kIndexBytesPerLogByte bytes of index pages (four indexes of ~60-byte keys against a
+// ~70-byte record per fact, plus B-tree slack).
+Status GraphSession::check_index_room(const std::vector<store::LogRow>& rows) const {
+  constexpr std::uint64_t kIndexBytesPerLogByte = 6;
+  constexpr std::uint64_t kMargin = std::uint64_t{1} << 20;
+  std::uint64_t log_bytes = 0;
+  for (const auto& row : rows) log_bytes += row.body.size();
+  const std::uint64_t needed = log_bytes * kIndexBytesPerLogByte + kMargin;
+  std::uint64_t free_bytes = 0;
+  if (!env_->free_disk_bytes(&free_bytes) || free_bytes >= needed) return Status::OK();
+  return Status(StatusCode::Full,
+                fmt::format("disk full: the index '{}' may need up to {} bytes for this transaction "
+                            "and its filesystem has {} free; the transaction was rolled back and the "
+                            "graph is as it was",
+                            env_->path(), needed, free_bytes));
 }
 
 Status GraphSession::commit() {
@@ -226,6 +257,17 @@ Status GraphSession::commit() {
   log_->forget_tip();
   index_changed();
   return last_index_error_;
+}
+
+Status GraphSession::commit_alone() {
+  if (!writer_) return Status::OK();
+  Status st = flush_log();  // one statement: in autocommit mode, SQLite's commit
+  if (!st.ok()) {
+    rollback();
+    return st;
+  }
+  commit();
+  return Status::OK();
 }
 
 void GraphSession::rollback() {

@@ -67,6 +67,9 @@ class GraphSession {
   store::WriteTxn* writer() const { return writer_.get(); }  // null outside a transaction
   store::Status flush_log();                // xSync: the log rows go into the SQL transaction
   store::Status commit();                   // xCommit: the index follows; ends the transaction
+  // Outside any SQL transaction (autocommit datalog_exec): the log rows in one autocommit
+  // statement, then the index. An error leaves nothing written.
+  store::Status commit_alone();
   void rollback();                          // idempotent
   store::Status savepoint(int level);
   store::Status release(int level);
@@ -124,6 +127,7 @@ class GraphSession {
   store::Status catch_up(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed = nullptr,
                          bool force_rebuild = false);
   void index_changed();
+  store::Status check_index_room(const std::vector<store::LogRow>& rows) const;
   store::Status write_owner(store::WriteTxn& w, const std::string& uuid);
 
   std::shared_ptr<store::GraphEnv> env_;

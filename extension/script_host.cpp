@@ -4,29 +4,8 @@
 
 namespace datalog::ext {
 
-namespace {
-
-constexpr const char* kOwnSavepoint = "datalog_exec_transaction";
-
-int exec(sqlite3* db, const std::string& sql, std::string* message) {
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  if (message) *message = error ? error : "";
-  sqlite3_free(error);
-  return rc;
-}
-
-}  // namespace
-
 SessionScriptHost::~SessionScriptHost() {
-  if (own_transaction_) abandon();
-}
-
-void SessionScriptHost::abandon() {
-  own_transaction_ = false;
-  writer_access_.reset();
-  reading_.reset();
-  exec(db_, fmt::format("ROLLBACK TO {0}; RELEASE {0}", kOwnSavepoint), nullptr);
+  if (own_transaction_) session_.rollback();
 }
 
 Status SessionScriptHost::enlist() {
@@ -53,20 +32,14 @@ Status SessionScriptHost::begin_write(GraphWriter** writer) {
   store::WriteTxn* w = session_.writer();
   if (w && !w->failure().ok()) return w->failure();
   if (!w) {
-    // In autocommit mode (and no writing statement around this call), the commands get an SQL
-    // transaction of their own, committed by commit(): the log rows and the application's view
-    // of them go in at once, or not at all.
+    // In autocommit mode (and no writing statement around this call) the commands write on
+    // their own; commit() then writes their log rows in one autocommit statement. Inside an SQL
+    // transaction the table joins it.
     if (sqlite3_get_autocommit(db_) && sqlite3_txn_state(db_, nullptr) != SQLITE_TXN_WRITE) {
-      std::string message;
-      if (exec(db_, fmt::format("SAVEPOINT {}", kOwnSavepoint), &message) != SQLITE_OK) {
-        return Status(StatusCode::Busy, fmt::format("cannot begin a transaction: {}", message));
-      }
+      DATALOG_RETURN_IF_ERROR(session_.begin_write());
       own_transaction_ = true;
-    }
-    const Status st = enlist();
-    if (!st.ok()) {
-      if (own_transaction_) abandon();
-      return st;
+    } else {
+      DATALOG_RETURN_IF_ERROR(enlist());
     }
     w = session_.writer();
   }
@@ -87,22 +60,12 @@ Status SessionScriptHost::end_write(bool success) {
 }
 
 Status SessionScriptHost::commit(InterruptProbe& probe) {
-  if (probe.interrupted()) {
-    if (own_transaction_) abandon();
-    return Status(StatusCode::Interrupted, "interrupted");
-  }
+  if (probe.interrupted()) return Status(StatusCode::Interrupted, "interrupted");
   if (!own_transaction_) return Status::OK();
+  own_transaction_ = false;
   reading_.reset();
   writer_access_.reset();
-  std::string message;
-  const int rc = exec(db_, fmt::format("RELEASE {}", kOwnSavepoint), &message);
-  if (rc != SQLITE_OK) {
-    abandon();
-    return Status((rc & 0xFF) == SQLITE_BUSY ? StatusCode::Busy : StatusCode::IoError,
-                  fmt::format("cannot commit: {}", message));
-  }
-  own_transaction_ = false;
-  return Status::OK();
+  return session_.commit_alone();
 }
 
 Status SessionScriptHost::reader(GraphReader** reader) {

@@ -4,13 +4,14 @@
 //   graph's store table is enlisted in it (so COMMIT commits the graph, ROLLBACK discards it,
 //   savepoints nest), and each command runs inside a private savepoint, so a failing command
 //   undoes only itself and the error reaches the caller.
-// - In autocommit mode: the host opens an SQL transaction of its own (a nested SAVEPOINT) and
-//   enlists the table in it. Each transact / retract / rule is a graph transaction of its own —
-//   one transaction counter per command, as in Minigraf, so `:as-of N` in a script means what it
+// - In autocommit mode: each transact / retract / rule is a graph transaction of its own — one
+//   transaction counter per command, as in Minigraf, so `:as-of N` in a script means what it
 //   means there — but nothing is committed until the caller calls commit() after its last
-//   check (an interrupt included), which RELEASEs the savepoint: SQLite commits the log rows,
-//   then the index follows. Any error before that, or a host destroyed without it, rolls the SQL
-//   transaction back: an error never means "partly written".
+//   check (an interrupt included): then the log rows go into the database in one autocommit
+//   statement (SQLite's commit is the commit) and the index follows. Any error before that, or
+//   a host destroyed without it, leaves the graph as it was: an error never means "partly
+//   written". (An SQL transaction of the host's own could not be rolled back once an interrupt
+//   has come: SQLite refuses every statement of the connection until the running one ends.)
 #pragma once
 
 #include <memory>
@@ -43,7 +44,6 @@ class SessionScriptHost final : public ScriptHost {
 
  private:
   Status enlist();
-  void abandon();  // rolls back the SQL transaction this host began
 
   static constexpr int kPrivateSavepoint = 1 << 20;  // above any SQLite savepoint level
   sqlite3* db_;

@@ -102,6 +102,7 @@ class WriteTxn {
   Status commit();  // writes everything (LMDB may defer the sync, GraphEnv); then closed
   void abort();     // discards everything; safe to call more than once
   bool open() const { return !stack_.empty(); }
+  bool on_owner_thread() const { return std::this_thread::get_id() == owner_; }
 
  private:
   struct Level {

@@ -18,7 +18,7 @@
 .headers on
 .mode box
 
-CREATE VIRTUAL TABLE g USING datalog;   -- walkthrough.db -> walkthrough.graph
+CREATE VIRTUAL TABLE g USING datalog;   -- its index: walkthrough.db-g.graph
 
 .print
 .print '== 1. transact: facts with a transaction-level valid time [§4]'

@@ -55,8 +55,8 @@ if [[ $status -ne 0 && $status -ne 1 ]]; then
   cat "$work/out" >&2
   exit 1
 fi
-if [[ ! -f "$work/$name.graph" ]]; then
-  echo "$me: sql/$name.sql did not create $name.graph beside $name.db" >&2
+if [[ ! -f "$work/$name.db-g.graph" ]]; then
+  echo "$me: sql/$name.sql did not create $name.db-g.graph (the index of table g) beside $name.db" >&2
   exit 1
 fi
 

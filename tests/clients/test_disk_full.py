@@ -1,6 +1,7 @@
 """A full disk: the write fails with SQLITE_FULL saying so, and the graph stays as it was.
 
-LMDB reports the short write of a full disk as EIO; the extension names it. The disk is a 3 MiB
+The index commits after SQLite's commit, where a failure could no longer fail the transaction, so
+a transaction whose index pages may not fit fails before SQLite commits. The disk is a 3 MiB
 tmpfs mounted for the test (root only; skipped where mounting is not allowed)."""
 import os
 import subprocess
@@ -46,10 +47,9 @@ def test_disk_full_in_datalog_exec_is_sqlite_full_and_leaves_the_graph_intact(ti
 
     error = fill(conn, write)
     assert error.sqlite_errorname == "SQLITE_FULL"
-    assert str(error).startswith(f"datalog: disk full: the commit to graph '{tiny_disk / 'app.graph'}' "
-                                 "could not write its pages (")
-    assert str(error).endswith("bytes free on its filesystem); the transaction was rolled back and "
-                               "the graph is as it was")
+    assert str(error).startswith(f"datalog: disk full: the index '{tiny_disk / 'app.db-g.graph'}' "
+                                 "may need up to ")
+    assert str(error).endswith("free; the transaction was rolled back and the graph is as it was")
     assert rows(conn, "SELECT count(*) FROM g") == [(1 + 10000 * len(committed),)]
     assert rows(conn, "SELECT v FROM g WHERE e = ':first'") == [(1,)]
 
