@@ -97,6 +97,20 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
   owner_pid_ = ::getpid();
   delete_on_close_ = options.delete_on_close;
   create_ = options.create;
+  // An index commits without syncing when a crash of the system can be detected (sync_marker.h);
+  // a private temporary one always (it does not outlive the process).
+  nosync_ = delete_on_close_ || !SyncMarker::boot_id().empty();
+  const bool writable = ::access(path.c_str(), F_OK) != 0 || ::access(path.c_str(), W_OK) == 0;
+  if (!delete_on_close_ && nosync_ && writable) {
+    marker_ = std::make_unique<SyncMarker>(path);
+    bool removed = false;
+    DATALOG_RETURN_IF_ERROR(marker_->remove_if_unsafe(path, &removed));
+    if (removed && !options.create) {
+      return Status(StatusCode::CantOpen,
+                    fmt::format("graph file '{}' was written without a sync before the system "
+                                "restarted and has been removed (it is rebuilt from the log)", path));
+    }
+  }
   FileId id;
   off_t size = 0;
   const bool exists = file_id(path, &id, &size);
@@ -125,6 +139,7 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
   mdb_env_set_mapsize(env_, map);
   unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD;
   if (read_only_) flags |= MDB_RDONLY;
+  if (nosync_ && !read_only_) flags |= MDB_NOSYNC;
   rc = mdb_env_open(env_, path.c_str(), flags, 0644);
   if (rc != MDB_SUCCESS) {
     mdb_env_close(env_);
@@ -219,6 +234,12 @@ Status GraphEnv::check_not_truncated() const {
 GraphEnv::~GraphEnv() {
   if (owner_pid_ != ::getpid()) return;  // inherited across fork(): never touch the parent's env
   abort_idle_reads();
+  // The last user in this process: sync what was committed unsynced, and say so (under the
+  // writer gate, so no other process commits unsynced in between; if one holds it, it will).
+  if (env_ && marker_ && !read_only_ && acquire_writer(std::chrono::milliseconds(0)).ok()) {
+    if (mdb_env_sync(env_, 1) == MDB_SUCCESS) marker_->mark_clean();
+    release_writer();
+  }
   if (env_) mdb_env_close(env_);
   if (writer_lock_fd_ >= 0) ::close(writer_lock_fd_);
   if (delete_on_close_) {
@@ -306,6 +327,7 @@ Status GraphEnv::init_tables() {
     }
   }
   if (st.ok()) st = initialize_meta(txn, tables_.meta);
+  if (st.ok()) st = before_commit();
   if (st.ok()) {
     rc = mdb_txn_commit(txn);
     st = status_from_mdb(rc, fmt::format("create graph '{}'", path_));
@@ -419,6 +441,10 @@ void GraphEnv::end_read(MDB_txn* txn) {
   mdb_txn_reset(txn);
   if (!keep_idle_read(txn)) mdb_txn_abort(txn);
   leave_txn();
+}
+
+Status GraphEnv::before_commit() {
+  return marker_ ? marker_->mark_dirty() : Status::OK();
 }
 
 Status GraphEnv::acquire_writer(std::chrono::milliseconds timeout) {

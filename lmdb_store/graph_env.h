@@ -38,6 +38,7 @@
 
 #include "lmdb_store/read_cache.h"
 #include "lmdb_store/status.h"
+#include "lmdb_store/sync_marker.h"
 
 namespace datalog::store {
 
@@ -94,6 +95,11 @@ class GraphEnv {
   // asks for the writer, which ends the transaction and releases everything.
   void orphan_write(MDB_txn* txn, std::thread::id owner);
 
+  // Called by a writer (holding the gate) right before it commits: an index that commits without
+  // syncing records that it may hold unsynced pages (sync_marker.h).
+  Status before_commit();
+  bool commits_unsynced() const { return nosync_; }
+
   // Begins the top-level write transaction (caller holds the writer gate). Grows the map first
   // when it is more than half used, and adopts another process's growth.
   Status begin_write(MDB_txn** txn);
@@ -139,6 +145,8 @@ class GraphEnv {
   Tables tables_;
   std::string path_;
   bool read_only_ = false;
+  bool nosync_ = false;                  // commits do not sync (the log in SQLite is durable)
+  std::unique_ptr<SyncMarker> marker_;   // null for private temporary indexes
   std::uint32_t format_version_ = kFormatVersion;
   bool create_ = true;  // OpenOptions::create: may make the tables of an empty LMDB file
   bool delete_on_close_ = false;

@@ -616,6 +616,7 @@ Status WriteTxn::commit() {
     if (rc != MDB_SUCCESS) st = status_from_mdb(rc, "commit savepoint");
   }
   if (st.ok()) st = seal_transaction();
+  if (st.ok()) st = env_->before_commit();
   if (!st.ok()) return fail(st);
   const int rc = mdb_txn_commit(stack_.front().txn);
   stack_.clear();

@@ -1,10 +1,13 @@
-"""A second process for test_processes.py: opens a graph through its own SQLite database and
-does one thing, reporting on stdout line by line (flushed), taking orders on stdin.
+"""A second process for test_processes.py: opens the graph of table w of an SQLite database (the
+same database file as the test's own connection: a graph belongs to one database) and does one
+thing, reporting on stdout line by line (flushed), taking orders on stdin.
 
-usage: graph_child.py MODE EXTENSION DATABASE GRAPH [BUSY_TIMEOUT_MS]
+usage: graph_child.py MODE EXTENSION DATABASE [BUSY_TIMEOUT_MS]
+  BUSY_TIMEOUT_MS is SQLite's busy timeout (how long a writer waits for SQLite's write lock);
+  the default is 5000.
   hold   BEGIN, insert (':child', ':n', 1); print 'holding'; then per stdin line 'commit' or
          'rollback' do it and print 'done'
-  write  insert (':child', ':n', 2) in autocommit; print 'ok' or 'error <message>'
+  write  insert (':child', ':n', 2) in autocommit; print 'ok' or 'error <errorname> <message>'
   read   print the values of ':n' as 'values 1,2,...'
   bulk   BEGIN; insert 300000 facts (':bulk'); print 'inserting' while the statement runs;
          COMMIT; print 'committed'
@@ -16,15 +19,12 @@ import sys
 
 
 def main():
-    mode, extension, database, graph = sys.argv[1:5]
-    busy = int(sys.argv[5]) if len(sys.argv) > 5 else 5000
-    conn = sqlite3.connect(database, isolation_level=None)
+    mode, extension, database = sys.argv[1:4]
+    busy = int(sys.argv[4]) if len(sys.argv) > 4 else 5000
+    conn = sqlite3.connect(database, isolation_level=None, timeout=busy / 1000)
     conn.enable_load_extension(True)
     conn.load_extension(extension)
-    # The graph may be in another folder than the database: the application allows that.
-    conn.execute("SELECT datalog_allow_graph_paths(1)")
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog(file='{graph}', "
-                 f"busy_timeout={busy})")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog")
 
     def say(line):
         print(line, flush=True)
@@ -42,7 +42,7 @@ def main():
             conn.execute("INSERT INTO w(e, a, v) VALUES (':child', ':n', 2)")
             say("ok")
         except sqlite3.Error as e:
-            say(f"error {e}")
+            say(f"error {e.sqlite_errorname} {e}")
     elif mode == "read":
         got = conn.execute("SELECT v FROM w WHERE a = ':n' ORDER BY v").fetchall()
         say("values " + ",".join(str(v) for (v,) in got))

@@ -237,7 +237,7 @@ def test_inspecting_a_schema_creates_no_file_elsewhere(tmp_path, inspect, graph,
 
 def test_connecting_never_creates_a_graph_even_in_the_folder(tmp_path):
     evil = attacker_database(tmp_path, "CREATE VIRTUAL TABLE g USING datalog('x.graph')")
-    for name in ("x.graph", "x.graph-lock"):
+    for name in ("x.graph", "x.graph-lock", "x.graph-sync"):
         os.remove(tmp_path / name)
     (tmp_path / "empty.graph").write_bytes(b"")
     conn = connect(evil)
@@ -246,6 +246,7 @@ def test_connecting_never_creates_a_graph_even_in_the_folder(tmp_path):
     conn.close()
     (tmp_path / "empty.graph").write_bytes(b"")
     os.remove(tmp_path / "empty.graph-lock")
+    os.remove(tmp_path / "empty.graph-sync")
     conn = connect(evil)
     with raises_datalog(f"datalog: graph file '{tmp_path / 'x.graph'}' does not exist (table "
                         "main.g: only CREATE VIRTUAL TABLE makes a new graph)"):
@@ -285,7 +286,8 @@ def test_the_application_may_allow_any_path(tmp_path):
     assert rows(conn, "SELECT datalog_allow_graph_paths(1)") == [(0,)]
     conn.execute(f"CREATE VIRTUAL TABLE g USING datalog('{elsewhere}/x.graph')")
     conn.execute("CREATE VIRTUAL TABLE h USING datalog('../elsewhere/y.graph')")
-    assert sorted(os.listdir(elsewhere)) == ["x.graph", "x.graph-lock", "y.graph", "y.graph-lock"]
+    assert sorted(os.listdir(elsewhere)) == ["x.graph", "x.graph-lock", "x.graph-sync", "y.graph",
+                                             "y.graph-lock", "y.graph-sync"]
     assert rows(conn, "SELECT datalog_allow_graph_paths(0)") == [(1,)]
     # No schema can switch it on: the function is direct-only.
     conn.execute("CREATE VIEW v AS SELECT datalog_allow_graph_paths(1)")
