@@ -1,4 +1,5 @@
-"""SQLite transactions drive the graph's LMDB write transaction (graph_session.h)."""
+"""SQLite transactions are the graph's transactions: its log is written in them, and its LMDB index
+follows (graph_session.h)."""
 import sqlite3
 import subprocess
 import sys
@@ -151,17 +152,23 @@ def test_release_then_rollback_undoes_everything(db):
     assert values(db) == []
 
 
-def test_two_tables_on_one_graph_share_the_transaction(db):
-    db.execute("CREATE VIRTUAL TABLE h USING datalog(file='app.graph')")
+def test_two_tables_in_one_transaction_commit_together_and_share_savepoints(db):
+    """Two tables, each with its own graph (a graph belongs to one table), written in one SQL
+    transaction: one commit, each graph's first transaction, a savepoint rolled back in both."""
+    db.execute("CREATE VIRTUAL TABLE h USING datalog")
     db.execute("BEGIN")
     db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
     db.execute("INSERT INTO h(e, a, v) VALUES (':x', ':n', 2)")
-    assert values(db, "h") == [1, 2]
+    assert values(db) == [1] and values(db, "h") == [2]
     db.execute("SAVEPOINT s")
     db.execute("INSERT INTO h(e, a, v) VALUES (':x', ':n', 3)")
+    db.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 4)")
+    assert values(db) == [1, 4] and values(db, "h") == [2, 3]
     db.execute("ROLLBACK TO s")
+    assert values(db) == [1] and values(db, "h") == [2]
     db.execute("COMMIT")
-    assert rows(db, "SELECT v, tx FROM g ORDER BY v") == [(1, 1), (2, 1)]
+    assert rows(db, "SELECT v, tx FROM g ORDER BY v") == [(1, 1)]
+    assert rows(db, "SELECT v, tx FROM h ORDER BY v") == [(2, 1)]
 
 
 def test_two_graphs_in_one_transaction(db):
@@ -199,29 +206,43 @@ def test_large_delete_and_update_see_every_row_once(db):
 
 # --- two connections in one process ----------------------------------------------------------
 #
-# The connections use different SQLite databases naming one graph file: two connections on one
-# SQLite database would first meet SQLite's own file lock ("database is locked"), which says
-# nothing about the graph.
+# Both connections open one database (app.db) and its table w: a graph belongs to one database,
+# and SQLite's write lock serialises its writers. A second writer waits SQLite's busy timeout
+# (100 ms here: sqlite3.connect's timeout) and then gets SQLite's own error, "database is
+# locked" (SQLITE_BUSY). Each test runs in both journal modes; where they differ (an open
+# reader holds SQLite's shared lock in rollback-journal mode) the test says so.
 
-def graph_connection(folder, name, busy_timeout=100):
-    conn = connect(folder / f"{name}.db", check_same_thread=False, timeout=0.1)
-    conn.execute("CREATE VIRTUAL TABLE w USING datalog(file='shared.graph', "
-                 f"busy_timeout={busy_timeout})")
+JOURNALS = ["delete", "wal"]
+
+
+def graph_connection(folder, timeout=0.1):
+    conn = connect(folder / "app.db", check_same_thread=False, timeout=timeout)
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS w USING datalog")
     return conn
 
 
+def set_journal(conn, journal):
+    assert rows(conn, f"PRAGMA journal_mode={journal}") == [(journal,)]
+
+
+@pytest.fixture(params=JOURNALS)
+def journal(request):
+    return request.param
+
+
 @pytest.fixture
-def shared(tmp_path):
-    """Two connections (a.db, b.db), each with table w (busy_timeout=100) on shared.graph."""
-    first = graph_connection(tmp_path, "a")
-    second = graph_connection(tmp_path, "b")
+def shared(tmp_path, journal):
+    """Two connections to app.db (SQLite busy timeout 100 ms), table w, journal mode journal."""
+    first = graph_connection(tmp_path)
+    set_journal(first, journal)
+    second = graph_connection(tmp_path)
     yield first, second
     first.close()
     second.close()
 
 
 def in_thread(fn):
-    """Runs fn in a new thread (another writer thread to LMDB) and returns or raises."""
+    """Runs fn in a new thread (another writer thread) and returns or raises."""
     out = {}
 
     def run():
@@ -238,14 +259,17 @@ def in_thread(fn):
     return out.get("value")
 
 
-def test_second_writer_in_another_thread_waits_then_fails(shared, tmp_path):
+def locked():
+    """pytest.raises for SQLite's own busy error."""
+    return pytest.raises(sqlite3.OperationalError, match="^database is locked$")
+
+
+def test_second_writer_in_another_thread_waits_then_fails(shared):
     first, second = shared
     first.execute("BEGIN")
     first.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 1)")
     started = time.monotonic()
-    message = (f"datalog: graph '{tmp_path / 'shared.graph'}' is locked by another writer in "
-               "this process (waited 100 ms)")
-    with raises_datalog(message, sqlite3.OperationalError) as caught:
+    with locked() as caught:
         in_thread(lambda: second.execute("INSERT INTO w(e, a, v) VALUES (':y', ':n', 2)"))
     assert caught.value.sqlite_errorname == "SQLITE_BUSY"
     assert 0.09 <= time.monotonic() - started < 3
@@ -255,22 +279,25 @@ def test_second_writer_in_another_thread_waits_then_fails(shared, tmp_path):
     assert rows(first, "SELECT v, tx FROM w ORDER BY v") == [(1, 1), (2, 2)]
 
 
-def test_second_writer_on_the_same_thread_fails_at_once(shared, tmp_path):
+def test_second_writer_on_the_same_thread_waits_its_busy_timeout_then_fails(shared):
+    """SQLite cannot tell that the writer it waits for is on the same thread: the second writer
+    waits its busy timeout (100 ms), fails, and nothing hangs."""
     first, second = shared
     first.execute("BEGIN")
     first.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 1)")
     started = time.monotonic()
-    with raises_datalog(f"datalog: graph '{tmp_path / 'shared.graph'}' is being written by "
-                        "another connection on this thread", sqlite3.OperationalError) as caught:
+    with locked() as caught:
         second.execute("INSERT INTO w(e, a, v) VALUES (':y', ':n', 2)")
     assert caught.value.sqlite_errorname == "SQLITE_BUSY"
-    assert time.monotonic() - started < 0.09  # waiting could never end: fail at once
+    assert 0.09 <= time.monotonic() - started < 3
+    assert not second.in_transaction
+    assert values(second, "w") == []  # and it reads without waiting
     first.execute("COMMIT")
     second.execute("INSERT INTO w(e, a, v) VALUES (':y', ':n', 2)")
-    assert values(second, "w") == [1, 2]
+    assert rows(second, "SELECT v, tx FROM w ORDER BY v") == [(1, 1), (2, 2)]
 
 
-def test_second_writer_in_an_explicit_transaction(shared, tmp_path):
+def test_second_writer_in_an_explicit_transaction(shared):
     first, second = shared
     first.execute("BEGIN")
     first.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 1)")
@@ -281,15 +308,17 @@ def test_second_writer_in_an_explicit_transaction(shared, tmp_path):
             second.execute("INSERT INTO w(e, a, v) VALUES (':y', ':n', 2)")
         finally:
             second.execute("ROLLBACK")
-    with raises_datalog("is locked by another writer in this process", sqlite3.OperationalError):
+    with locked():
         in_thread(second_writes)
+    assert not second.in_transaction
     first.execute("COMMIT")
-    assert values(second, "w") == [1]
+    assert rows(second, "SELECT v, tx FROM w") == [(1, 1)]
 
 
-def test_waiting_writer_gets_in_when_the_first_commits(tmp_path):
-    first = graph_connection(tmp_path, "a")
-    second = graph_connection(tmp_path, "b", busy_timeout=5000)
+def test_waiting_writer_gets_in_when_the_first_commits(tmp_path, journal):
+    first = graph_connection(tmp_path)
+    set_journal(first, journal)
+    second = graph_connection(tmp_path, timeout=5)
     first.execute("BEGIN")
     first.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 1)")
     outcome = {}
@@ -326,54 +355,133 @@ def test_other_connection_sees_only_committed_writes(shared):
     assert values(second, "w") == [1, 2]
 
 
-def test_open_statement_keeps_its_snapshot(shared):
+def test_open_statement_keeps_its_snapshot(shared, journal):
     first, second = shared
     first.execute("INSERT INTO w(e, a, v) VALUES (':a', ':n', 1), (':b', ':n', 2), (':c', ':n', 3)")
     cursor = second.execute("SELECT e, v FROM w WHERE a = ':n'")  # AEVT order: :a, :b, :c
     assert cursor.fetchone() == (":a", 1)
-    first.execute("INSERT INTO w(e, a, v) VALUES (':d', ':n', 4)")
-    first.execute("DELETE FROM w WHERE e = ':c'")
+    if journal == "wal":
+        first.execute("INSERT INTO w(e, a, v) VALUES (':d', ':n', 4)")
+        first.execute("DELETE FROM w WHERE e = ':c'")
+    else:  # the open statement holds SQLite's shared lock: no writer commits until it ends
+        with locked():
+            first.execute("INSERT INTO w(e, a, v) VALUES (':d', ':n', 4)")
     assert cursor.fetchall() == [(":b", 2), (":c", 3)]
+    if journal == "delete":
+        first.execute("INSERT INTO w(e, a, v) VALUES (':d', ':n', 4)")
+        first.execute("DELETE FROM w WHERE e = ':c'")
     assert values(second, "w") == [1, 2, 4]
+    assert rows(second, "SELECT e, tx FROM w ORDER BY e") == [(":a", 1), (":b", 1), (":d", 2)]
 
 
-def test_self_join_reads_one_snapshot(shared):
+def test_read_transaction_keeps_its_snapshot(shared, journal):
+    """A read inside BEGIN sees one state until it ends: in WAL mode while a writer commits, in
+    rollback-journal mode by keeping the writer out."""
+    first, second = shared
+    first.execute("INSERT INTO w(e, a, v) VALUES (':a', ':n', 1)")
+    second.execute("BEGIN")
+    assert values(second, "w") == [1]
+    if journal == "wal":
+        first.execute("INSERT INTO w(e, a, v) VALUES (':b', ':n', 2)")
+    else:
+        with locked():
+            first.execute("INSERT INTO w(e, a, v) VALUES (':b', ':n', 2)")
+    assert values(second, "w") == [1]
+    assert rows(second, "SELECT count(*) FROM w WHERE valid_at = 'any' AND as_of = 100") == [(1,)]
+    second.execute("COMMIT")
+    if journal == "delete":
+        first.execute("INSERT INTO w(e, a, v) VALUES (':b', ':n', 2)")
+    assert rows(second, "SELECT v, tx FROM w ORDER BY v") == [(1, 1), (2, 2)]
+
+
+def test_self_join_reads_one_snapshot(shared, journal):
     first, second = shared
     first.execute("INSERT INTO w(e, a, v) VALUES (':a', ':n', 1), (':b', ':n', 2)")
     cursor = second.execute("SELECT x.e, y.e FROM w AS x JOIN w AS y ON y.a = x.a "
                             "WHERE x.a = ':n'")
     assert cursor.fetchone() == (":a", ":a")
-    first.execute("INSERT INTO w(e, a, v) VALUES (':c', ':n', 3)")
+    if journal == "wal":
+        first.execute("INSERT INTO w(e, a, v) VALUES (':c', ':n', 3)")
+    else:  # the open statement holds SQLite's shared lock: no writer commits until it ends
+        with locked():
+            first.execute("INSERT INTO w(e, a, v) VALUES (':c', ':n', 3)")
     # the inner scans that start after the commit still read the outer scan's snapshot
     assert cursor.fetchall() == [(":a", ":b"), (":b", ":a"), (":b", ":b")]
 
 
-def test_busy_timeout_of_the_table_written_applies(tmp_path):
-    """A connection whose first table on a graph has the default busy_timeout (5000 ms) and
-    whose second table on the same graph asks for 100 ms: writing through the second waits
-    100 ms, not 5 s."""
-    first = graph_connection(tmp_path, "a")
-    second = connect(tmp_path / "b.db", check_same_thread=False)
-    second.execute("CREATE VIRTUAL TABLE slow USING datalog(file='shared.graph')")
-    second.execute("CREATE VIRTUAL TABLE quick USING datalog(file='shared.graph', busy_timeout=100)")
-    first.execute("BEGIN")
-    first.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 1)")
-    started = time.monotonic()
-    with pytest.raises(sqlite3.OperationalError, match="waited 100 ms"):
-        in_thread(lambda: second.execute("INSERT INTO quick(e, a, v) VALUES (':y', ':n', 2)"))
-    elapsed = time.monotonic() - started
-    first.execute("ROLLBACK")
-    assert elapsed < 2
+_HOLD_INDEX_LOCK = """
+import fcntl, sys
+lock = open(sys.argv[1], "r+b")
+fcntl.flock(lock, fcntl.LOCK_EX)
+print("holding", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_busy_timeout_of_the_table_bounds_waiting_for_its_index(tmp_path):
+    """Writers wait for each other on SQLite's lock; a table's busy_timeout bounds only the wait
+    for its index's writer lock, which another process holds while it catches the index up from
+    the log. Here another process holds it (the flock on the index's -lock file): a write to the
+    table with busy_timeout=100 fails after 100 ms, though SQLite's busy timeout is 5 s; a write
+    to a table with the default (5000 ms) waits, and gets in when the lock is released."""
+    conn = connect(tmp_path / "app.db", check_same_thread=False, timeout=5)
+    conn.execute("CREATE VIRTUAL TABLE quick USING datalog(busy_timeout=100)")
+    conn.execute("CREATE VIRTUAL TABLE slow USING datalog")
+    conn.execute("INSERT INTO quick(e, a, v) VALUES (':x', ':n', 1)")
+    conn.execute("INSERT INTO slow(e, a, v) VALUES (':x', ':n', 1)")
+
+    def hold(index):
+        proc = subprocess.Popen([sys.executable, "-c", _HOLD_INDEX_LOCK, f"{index}-lock"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdout.readline() == "holding\n"
+        return proc
+
+    def release(proc):
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        proc.wait(timeout=60)
+
+    quick = tmp_path / "app.db-quick.graph"
+    holder = hold(quick)
+    try:
+        started = time.monotonic()
+        with raises_datalog(f"datalog: graph '{quick}' is locked by a writer in another process "
+                            "(waited 100 ms)", sqlite3.OperationalError) as caught:
+            conn.execute("INSERT INTO quick(e, a, v) VALUES (':x', ':n', 2)")
+        assert caught.value.sqlite_errorname == "SQLITE_BUSY"
+        assert 0.09 <= time.monotonic() - started < 2
+        assert not conn.in_transaction
+        assert values(conn, "quick") == [1]  # reading does not wait for the index's lock
+        conn.execute("INSERT INTO slow(e, a, v) VALUES (':x', ':n', 2)")  # another index
+    finally:
+        release(holder)
+    conn.execute("INSERT INTO quick(e, a, v) VALUES (':x', ':n', 2)")
+
+    holder = hold(tmp_path / "app.db-slow.graph")
+    try:
+        releaser = threading.Timer(0.3, release, (holder,))
+        releaser.start()
+        started = time.monotonic()
+        conn.execute("INSERT INTO slow(e, a, v) VALUES (':x', ':n', 3)")
+        assert 0.2 < time.monotonic() - started < 4
+        releaser.join()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+    assert rows(conn, "SELECT v, tx FROM quick ORDER BY v") == [(1, 1), (2, 2)]
+    assert rows(conn, "SELECT v, tx FROM slow ORDER BY v") == [(1, 1), (2, 2), (3, 3)]
+    conn.close()
 
 
 def test_connection_closed_inside_a_transaction_rolls_back(tmp_path):
-    first = graph_connection(tmp_path, "a")
+    first = graph_connection(tmp_path)
     first.execute("BEGIN")
     first.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 1)")
     first.close()
-    second = graph_connection(tmp_path, "b")
+    second = graph_connection(tmp_path)
     assert values(second, "w") == []
-    second.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 2)")  # the writer lock was freed
+    second.execute("INSERT INTO w(e, a, v) VALUES (':x', ':n', 2)")  # the write lock was freed
     assert rows(second, "SELECT v, tx FROM w") == [(2, 1)]
 
 
