@@ -150,17 +150,19 @@ void datalog_drop_rule(sqlite3_context* ctx, int, sqlite3_value** argv) {
   });
 }
 
-// datalog_stats(graph): the graph file and its readers as JSON. A snapshot held open (a long
-// statement, a transaction left open in another process) keeps LMDB from reusing any page it
-// may see, so the file grows while it lasts: oldest_reader names the process that holds the
-// oldest one and how many graph transactions it is behind.
+// datalog_stats(graph): the index file, its readers and its position in the log, as JSON. A
+// snapshot held open (a long statement, a transaction left open in another process) keeps LMDB
+// from reusing any page it may see, so the file grows while it lasts: oldest_reader names the
+// process that holds the oldest one and how many graph transactions it is behind.
 void datalog_stats(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guarded_call(ctx, [&] {
     std::string table;
     auto session = session_arg(ctx, argv[0], &table);
     if (!session) return;
     store::GraphEnv::Usage u;
-    const Status st = session->env().usage(&u);
+    std::uint64_t log_rows = 0, indexed_rows = 0;
+    Status st = session->env().usage(&u);
+    if (st.ok()) st = session->positions(&log_rows, &indexed_rows);
     if (!st.ok()) return fail(ctx, st);
     std::string path_json = "\"";
     for (char c : session->env().path()) {
@@ -174,8 +176,8 @@ void datalog_stats(sqlite3_context* ctx, int, sqlite3_value** argv) {
                                      u.last_txnid - u.oldest_txnid);
     const std::string text = fmt::format(
         "{{\"graph\":{},\"file_bytes\":{},\"used_bytes\":{},\"map_bytes\":{},\"readers\":{},"
-        "\"oldest_reader\":{}}}",
-        path_json, u.file_bytes, u.used_bytes, u.map_bytes, u.readers, oldest);
+        "\"oldest_reader\":{},\"log_rows\":{},\"indexed_rows\":{}}}",
+        path_json, u.file_bytes, u.used_bytes, u.map_bytes, u.readers, oldest, log_rows, indexed_rows);
     sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   });
 }

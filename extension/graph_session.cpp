@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "extension/replay_progress.h"
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/meta.h"
 
@@ -126,8 +127,13 @@ Status GraphSession::catch_up(const GraphLog::Tip& tip, bool writing, std::uint6
   }
   if (rebuild) DATALOG_RETURN_IF_ERROR(w->clear_index());
   std::uint64_t rows = 0;
-  DATALOG_RETURN_IF_ERROR(log_->read(rebuild ? 0 : pos.seq, tip.seq, [&](const store::LogRow& row) {
+  const std::uint64_t from = rebuild ? 0 : pos.seq;
+  ReplayProgress progress(fmt::format("{} the index of {}.{}", rebuild ? "rebuilding" : "catching up",
+                                      log_->schema(), log_->table()),
+                          tip.seq - from);
+  DATALOG_RETURN_IF_ERROR(log_->read(from, tip.seq, [&](const store::LogRow& row) {
     ++rows;
+    progress.row_done();
     return w->replay_row(row);
   }));
   DATALOG_RETURN_IF_ERROR(w->finish_replay());
@@ -164,6 +170,20 @@ Status GraphSession::prepare_read(std::uint64_t* visible_tx) {
   }
   snapshot.reset();
   return catch_up(tip, false);
+}
+
+Status GraphSession::positions(std::uint64_t* log_seq, std::uint64_t* indexed_seq) {
+  DATALOG_RETURN_IF_ERROR(check_log_and_owner());
+  GraphLog::Tip tip;
+  DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
+  *log_seq = tip.seq;
+  MDB_txn* txn = nullptr;
+  DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
+  IndexPosition pos;
+  const Status st = read_position(txn, env_->tables(), &pos);
+  env_->end_read(txn);
+  *indexed_seq = pos.seq;
+  return st;
 }
 
 Status GraphSession::rebuild(std::uint64_t* rows) {

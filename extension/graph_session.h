@@ -107,6 +107,8 @@ class GraphSession {
   store::Status prepare_read(std::uint64_t* visible_tx);
   // datalog_rebuild: the index made again from the whole log; *rows: the log rows replayed.
   store::Status rebuild(std::uint64_t* rows);
+  // The log's last row as this connection sees it, and the row the index reflects.
+  store::Status positions(std::uint64_t* log_seq, std::uint64_t* indexed_seq);
   // What the last index commit after SQLite's commit reported (ok, or why it is behind).
   const store::Status& last_index_error() const { return last_index_error_; }
 
