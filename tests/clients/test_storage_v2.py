@@ -20,7 +20,7 @@ import pytest
 from conftest import EXT, connect, rows
 
 PYTHON = sys.executable  # Debian's /usr/bin/python3: it can load extensions (conftest checks)
-KILLS = int(os.environ.get("STORAGE_KILLS", "20"))
+KILLS = int(os.environ.get("STORAGE_KILLS", "50"))
 
 
 def shadow_tables(conn, schema="main"):
