@@ -151,7 +151,10 @@ Status GraphLog::tip(Tip* out) {
   unsigned version = 0;
   const bool versioned =
       sqlite3_file_control(db_, schema_.c_str(), SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK;
-  if (tip_cached_ && versioned && version == tip_version_) {
+  // The data version is current only inside a read transaction of the schema (a statement of
+  // the temp schema may hold none of main's): otherwise it may miss another connection's commit.
+  const bool reading = sqlite3_txn_state(db_, schema_.c_str()) != SQLITE_TXN_NONE;
+  if (tip_cached_ && versioned && reading && version == tip_version_) {
     *out = tip_;
     return Status::OK();
   }

@@ -54,7 +54,7 @@ class GraphLog {
   store::Status uuid(std::string* out);
 
   // The log's last row as this connection's SQLite snapshot sees it (seq 0: empty log). Cached
-  // while SQLite's data version of the schema stays the same.
+  // while SQLite's data version of the schema stays the same within a read transaction.
   struct Tip {
     std::uint64_t seq = 0, tx = 0;
     std::int64_t tx_time_ms = 0;

@@ -747,3 +747,19 @@ def test_datalog_exec_in_autocommit_commits_by_itself(db_path, db, tmp_path):
     assert rows(conn, "SELECT datalog_exec('g', '(transact [[:d :n 4]])')") == [
         ("transacted: tx 3, 1 datom",)]
     conn.close()
+
+
+def test_a_temp_query_table_sees_what_other_connections_commit(db_path):
+    """A statement of the temp schema holds no read transaction of main: the log's tip it reads
+    must still be the newest, not one remembered from an earlier statement."""
+    reader = connect(db_path)
+    reader.execute("CREATE VIRTUAL TABLE g USING datalog")
+    reader.execute("CREATE VIRTUAL TABLE temp.n_of USING datalog_query(g, "
+                   "'(query [:find ?v :in ?e :where [?e :n ?v]])')")
+    writer = connect(db_path)
+    for k in range(1, 4):
+        writer.execute("INSERT INTO g(e, a, v) VALUES (?, ':n', ?)", (k, k * 10))
+        assert rows(reader, "SELECT v FROM n_of(?)", (k,)) == [(k * 10,)]
+        assert rows(reader, "SELECT count(*) FROM g") == [(k,)]
+    writer.close()
+    reader.close()
