@@ -69,12 +69,23 @@ Status GraphSession::check_log_and_owner() {
     return Status::OK();
   }
   const bool derived = env_->path() == derived_index_path_;
-  if (!owner_uuid.empty() && !derived && (owner_uuid != uuid || owner_database != database_path_)) {
+  const bool same_database = owner_database == database_path_;
+  const bool same_graph = owner_uuid == uuid;
+  // Refused: the index of another table of this database, or (a file the table names) of
+  // another database or a copy of this one, which may still use it. Claimed: a new index; this
+  // graph's, moved with its database or renamed; a stale one of a dropped table of this name, or
+  // at the derived path of another graph (then rebuilt from the log).
+  const bool other_table = same_database && owner_table != log_->table() && !same_graph;
+  const bool other_database = !same_database && !derived;
+  if (!owner_uuid.empty() && (other_table || other_database)) {
     return Status(StatusCode::CantOpen,
-                  fmt::format("graph '{}' is the index of table {} of another database ('{}'); a "
-                              "graph belongs to one database and one table (table {}: leave out the "
-                              "file name to use its own index, '{}')",
-                              env_->path(), owner_table, owner_database, table, derived_index_path_));
+                  fmt::format("graph '{}' is the index of table {} of {}; a graph belongs to one "
+                              "database and one table (table {}: leave out the file name to use its "
+                              "own index, '{}')",
+                              env_->path(), owner_table,
+                              same_database ? "this database"
+                                            : fmt::format("another database ('{}')", owner_database),
+                              table, derived_index_path_));
   }
   // Claim the index: new, moved with its database, or stale (another graph: rebuilt from the log).
   std::unique_ptr<store::WriteTxn> w;
@@ -110,6 +121,19 @@ void GraphSession::index_changed() {
 // holds transactions the database does not (an older database restored under a newer index).
 Status GraphSession::catch_up(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed,
                               bool force_rebuild) {
+  // A replay that fills the map has grown it (WriteTxn::fail): it runs again, rather than fail
+  // the caller's statement with SQLITE_FULL, which would roll back the caller's transaction.
+  constexpr int kAttempts = 4;
+  Status st;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    st = catch_up_once(tip, writing, replayed, force_rebuild);
+    if (st.code() != StatusCode::Full || st.message().find("has been grown") == std::string::npos) break;
+  }
+  return st;
+}
+
+Status GraphSession::catch_up_once(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed,
+                                   bool force_rebuild) {
   std::unique_ptr<store::WriteTxn> w;
   DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout_, &w));
   IndexPosition pos;

@@ -128,6 +128,8 @@ class GraphSession {
  private:
   store::Status catch_up(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed = nullptr,
                          bool force_rebuild = false);
+  store::Status catch_up_once(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed,
+                              bool force_rebuild);
   void index_changed();
   store::Status check_index_room(const std::vector<store::LogRow>& rows) const;
   store::Status write_owner(store::WriteTxn& w, const std::string& uuid);

@@ -274,8 +274,7 @@ int store_destroy(sqlite3_vtab* vtab) {
     table->context->unregister_table(table->schema, table->name, table);
     delete table;
     if (derived) {
-      ::unlink(index.c_str());
-      ::unlink((index + "-lock").c_str());
+      for (const char* suffix : {"", "-lock", "-sync"}) ::unlink((index + suffix).c_str());
     }
     return SQLITE_OK;
   });
@@ -841,7 +840,9 @@ void rename_derived_index(StoreTable* table, const char* new_name) {
   const std::string to = index_path_beside(database, new_name);
   if (::access(to.c_str(), F_OK) == 0) return;  // never over another file: rebuilt instead
   if (::rename(table->session->env().path().c_str(), to.c_str()) == 0) {
-    ::rename((table->session->env().path() + "-lock").c_str(), (to + "-lock").c_str());
+    for (const char* suffix : {"-lock", "-sync"}) {
+      ::rename((table->session->env().path() + suffix).c_str(), (to + suffix).c_str());
+    }
   }
 }
 

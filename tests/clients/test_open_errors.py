@@ -1,4 +1,6 @@
-"""Opening a graph that cannot be opened: clear errors, nothing declared."""
+"""Opening a graph that cannot be opened: clear errors, nothing declared. The graph's facts live
+in its log (shadow tables of the database); its index is an LMDB file, at a path derived from the
+database and the table (app.db + g -> app.db-g.graph) unless the application names one."""
 import os
 import pathlib
 import re
@@ -11,7 +13,7 @@ import textwrap
 
 import pytest
 
-from conftest import EXT, connect, known_bug, raises_datalog, rows
+from conftest import EXT, connect, raises_datalog, rows
 
 
 def _no_table(conn, name):
@@ -56,7 +58,7 @@ def test_failed_open_leaves_no_lock_file_behind(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["app.db", "notes.graph"]
 
 
-@pytest.mark.parametrize("database, arguments", [("x.graph", ""), ("new.db", "'new.db'"), ("new.db", "file='new.db'")])
+@pytest.mark.parametrize("database, arguments", [("new.db", "'new.db'"), ("new.db", "file='new.db'")])
 def test_graph_path_that_is_the_database_file_is_refused(tmp_path, database, arguments):
     """A fresh database file is empty, so it would pass as a new graph: LMDB and SQLite would
     then both write the same file and the database is destroyed."""
@@ -72,6 +74,32 @@ def test_graph_path_that_is_the_database_file_is_refused(tmp_path, database, arg
     assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert check.execute("SELECT x FROM t").fetchall() == [(1,)]
     check.close()
+
+
+def test_derived_index_path_that_is_a_database_file_is_refused(tmp_path):
+    """The derived index path can still be a database file: database x's table g derives x-g.graph,
+    which here is the (fresh, empty) main database. A database named like a graph file gets an
+    index of its own name, never itself."""
+    conn = connect(tmp_path / "x-g.graph")
+    assert (tmp_path / "x-g.graph").stat().st_size == 0
+    conn.execute(f"ATTACH '{tmp_path / 'x'}' AS aux")
+    with raises_datalog(f"datalog: the graph file would be the database file itself "
+                        f"('{tmp_path / 'x-g.graph'}'); name another file: "
+                        "USING datalog('other.graph')", sqlite3.OperationalError):
+        conn.execute("CREATE VIRTUAL TABLE aux.g USING datalog")
+    assert rows(conn, "SELECT name FROM aux.sqlite_schema") == []
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")  # main.g of x-g.graph
+    assert (tmp_path / "x-g.graph-g.graph").is_file()
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    conn.execute("CREATE TABLE t(x)")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.close()
+    check = sqlite3.connect(str(tmp_path / "x-g.graph"))
+    assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert check.execute("SELECT x FROM t").fetchall() == [(1,)]
+    check.close()
+    conn = connect(tmp_path / "x-g.graph")
+    assert rows(conn, "SELECT e, v, tx FROM g") == [(":x", 1, 1)]
 
 
 def test_empty_file_becomes_a_new_graph(tmp_path):
@@ -101,22 +129,42 @@ def test_directory_is_not_a_graph(tmp_path):
         conn.execute("CREATE VIRTUAL TABLE g USING datalog('dir.graph')")
 
 
-def test_graph_deleted_between_connections_fails_and_is_not_recreated(tmp_path):
-    """The schema names the graph; only CREATE VIRTUAL TABLE makes one, so a reconnect after the
-    file was removed fails clearly instead of answering from a new, empty graph."""
+def test_index_deleted_between_connections_is_rebuilt_from_the_log(tmp_path):
+    """The index at the derived path holds nothing the log does not: the next connection makes
+    it again and answers every fact, history included."""
     conn = connect(tmp_path / "app.db")
     conn.execute("CREATE VIRTUAL TABLE g USING datalog")
     conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    conn.execute("UPDATE g SET v = 2 WHERE e = ':x'")
     conn.close()
-    os.remove(tmp_path / "app.graph")
-    os.remove(tmp_path / "app.graph-lock")
+    os.remove(tmp_path / "app.db-g.graph")
+    os.remove(tmp_path / "app.db-g.graph-lock")
     conn = connect(tmp_path / "app.db")
-    path = tmp_path / "app.graph"
+    assert rows(conn, "SELECT e, a, v, tx FROM g") == [(":x", ":n", 2, 2)]
+    assert rows(conn, "SELECT v, tx FROM g WHERE as_of = 1") == [(1, 1)]
+    assert (tmp_path / "app.db-g.graph").is_file()
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':y', ':n', 3)")
+    assert rows(conn, "SELECT e, v, tx FROM g ORDER BY v") == [(":x", 2, 2), (":y", 3, 3)]
+
+
+def test_named_graph_deleted_between_connections_fails_and_is_not_recreated(tmp_path):
+    """A file the schema names is only made by CREATE VIRTUAL TABLE, so a reconnect after it was
+    removed fails clearly instead of making a file at a name the schema chose."""
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog('people.graph')")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    conn.close()
+    os.remove(tmp_path / "people.graph")
+    os.remove(tmp_path / "people.graph-lock")
+    conn = connect(tmp_path / "app.db")
+    path = tmp_path / "people.graph"
     with raises_datalog(f"datalog: graph file '{path}' does not exist (table main.g: only CREATE "
                         "VIRTUAL TABLE makes a new graph)", sqlite3.OperationalError) as caught:
         conn.execute("SELECT count(*) FROM g")
     assert caught.value.sqlite_errorname == "SQLITE_CANTOPEN"
-    assert not path.exists() and not (tmp_path / "app.graph-lock").exists()
+    assert not path.exists() and not (tmp_path / "people.graph-lock").exists()
+    assert not (tmp_path / "app.db-g.graph").exists()
+    assert rows(conn, "SELECT max(tx) FROM g_log") == [(1,)]  # the log is untouched
 
 
 def _make_read_only_graph(folder):
@@ -124,7 +172,7 @@ def _make_read_only_graph(folder):
     conn.execute("CREATE VIRTUAL TABLE g USING datalog")
     conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
     conn.close()
-    os.chmod(folder / "ro.graph", 0o444)
+    os.chmod(folder / "ro.db-g.graph", 0o444)
 
 
 @pytest.mark.skipif(os.geteuid() == 0,
@@ -134,11 +182,12 @@ def test_read_only_graph(tmp_path):
     _make_read_only_graph(tmp_path)
     conn = connect(tmp_path / "ro.db")
     assert rows(conn, "SELECT e, a, v FROM g") == [(":x", ":n", 1)]
-    with raises_datalog(f"datalog: graph '{tmp_path / 'ro.graph'}' is read-only",
+    with raises_datalog(f"datalog: graph '{tmp_path / 'ro.db-g.graph'}' is read-only",
                         sqlite3.OperationalError) as caught:
         conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 2)")
     assert caught.value.sqlite_errorname == "SQLITE_READONLY"
     assert rows(conn, "SELECT e, a, v FROM g") == [(":x", ":n", 1)]
+    assert rows(conn, "SELECT max(tx) FROM g_log") == [(1,)]  # nothing reached the log
 
 
 _READ_ONLY_CHILD = textwrap.dedent("""
@@ -147,7 +196,7 @@ _READ_ONLY_CHILD = textwrap.dedent("""
     conn.enable_load_extension(True)
     conn.load_extension(sys.argv[2])
     for sql in ["SELECT e, a, v FROM g", "INSERT INTO g(e, a, v) VALUES (':x', ':n', 2)",
-                "SELECT e, a, v FROM g"]:
+                "SELECT e, a, v FROM g", "SELECT max(tx) FROM g_log"]:
         try:
             print("OK", conn.execute(sql).fetchall())
         except sqlite3.Error as e:
@@ -173,51 +222,71 @@ def test_read_only_graph_as_another_user():
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
              str(folder_path / "child.py"), str(folder_path / "ro.db"), str(folder_path / "datalog")],
             capture_output=True, text=True, timeout=60)
-        # The lock file writable, the graph not: reads work, writes are refused.
-        os.chmod(folder_path / "ro.graph-lock", 0o666)
+        # The database and the index's lock file writable, the index not: reads work, writes are
+        # refused, and nothing reaches the log (its one row is the first transaction's).
+        os.chmod(folder_path / "ro.db-g.graph-lock", 0o666)
         out = run()
         assert out.returncode == 0, out.stderr
-        graph = folder_path / "ro.graph"
+        graph = folder_path / "ro.db-g.graph"
         assert out.stdout.splitlines() == [
             "OK [(':x', ':n', 1)]",
             f"ERR OperationalError SQLITE_READONLY datalog: graph '{graph}' is read-only",
             "OK [(':x', ':n', 1)]",
+            "OK [(1,)]",
         ]
         # Neither writable: LMDB cannot lock, and says so.
-        os.chmod(folder_path / "ro.graph-lock", 0o644)
+        os.chmod(folder_path / "ro.db-g.graph-lock", 0o644)
         out = run()
         message = (f"ERR OperationalError SQLITE_READONLY datalog: cannot open graph '{graph}': "
                    "Permission denied (the graph and its -lock file need write access for locking)")
-        assert out.stdout.splitlines() == [message] * 3
+        assert out.stdout.splitlines() == [message] * 3 + ["OK [(1,)]"]
     finally:
         shutil.rmtree(folder)
 
 
-def test_truncated_graph_is_an_error_not_a_crash(tmp_path):
-    """A graph cut short (a partial copy, a full disk) was read past its end through LMDB's map:
-    SIGBUS killed the host. The file's size is checked against its pages at open."""
-    conn = connect(tmp_path / "app.db")
+def _graph_of_20000_facts(folder):
+    conn = connect(folder / "app.db")
     conn.execute("CREATE VIRTUAL TABLE g USING datalog")
     conn.execute("SELECT datalog_exec('g', ?)",
                  ("(transact [" + " ".join(f"[{i} :n {i}]" for i in range(1, 20001)) + "])",))
     conn.close()
-    graph = tmp_path / "app.graph"
-    size = graph.stat().st_size
+
+
+def _count_in_a_new_process(folder):
+    """Reads the graph twice in a new process: 'count sum' or the error's name and text."""
     script = textwrap.dedent(f"""
         import sqlite3, sys
-        conn = sqlite3.connect({str(tmp_path / 'app.db')!r}, isolation_level=None)
+        conn = sqlite3.connect({str(folder / 'app.db')!r}, isolation_level=None)
         conn.enable_load_extension(True)
         conn.load_extension({EXT!r})
-        try:
-            conn.execute("SELECT count(*) FROM g").fetchall()
-        except sqlite3.Error as e:
-            print(e.sqlite_errorname, e)
+        for _ in range(2):
+            try:
+                print(*conn.execute("SELECT count(*), sum(v) FROM g").fetchone())
+            except sqlite3.Error as e:
+                print(e.sqlite_errorname, e)
     """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_truncated_graph_is_an_error_not_a_crash(tmp_path):
+    """An index cut short (a partial copy, a full disk) was read past its end through LMDB's map:
+    SIGBUS killed the host. The file's size is checked against its pages at open, and refused;
+    the facts are in the log, and deleting the index rebuilds it."""
+    _graph_of_20000_facts(tmp_path)
+    graph = tmp_path / "app.db-g.graph"
+    size = graph.stat().st_size
     for cut in (size // 2, size - 4096, 3 * 4096):
         with open(graph, "r+b") as f:
             f.truncate(cut)
-        os.remove(tmp_path / "app.graph-lock")
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+        os.remove(tmp_path / "app.db-g.graph-lock")
+        out = _count_in_a_new_process(tmp_path)
         assert out.returncode == 0, (cut, out.returncode, out.stderr)  # not killed by SIGBUS
-        assert out.stdout.strip() == (f"SQLITE_CORRUPT datalog: graph '{graph}' is truncated: the file "
-                                      f"has {cut} bytes, its pages need {size}"), cut
+        message = (f"SQLITE_CORRUPT datalog: graph '{graph}' is truncated: the file has {cut} "
+                   f"bytes, its pages need {size}")
+        assert out.stdout.splitlines() == [message] * 2, cut
+    os.remove(graph)
+    os.remove(tmp_path / "app.db-g.graph-lock")
+    out = _count_in_a_new_process(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [f"20000 {sum(range(1, 20001))}"] * 2

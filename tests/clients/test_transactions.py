@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import EXT, connect, known_bug, raises_datalog, rows
+from conftest import EXT, connect, raises_datalog, rows
 
 
 def values(conn, table="g"):
