@@ -10,6 +10,7 @@
 #include "extension/direct_only.h"
 #include "extension/errors.h"
 #include "extension/graph_reading.h"
+#include "extension/import_v1.h"
 #include "extension/interrupt_probe.h"
 #include "extension/script_host.h"
 #include "extension/sql_functions.h"
@@ -207,6 +208,7 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_drop_rule", 2, datalog_drop_rule},
       {"datalog_stats", 1, datalog_stats},
       {"datalog_rebuild", 1, datalog_rebuild},
+      {"datalog_import_v1", 2, datalog_import_v1},
   };
   return register_direct_only(db, context, functions);
 }

@@ -102,6 +102,8 @@ void log_rules_removed(std::string& body, const std::string& name) {
   put_bytes(body, name);
 }
 
+void log_counter_consumed(std::string& body) { body += 'c'; }
+
 Status read_log_body(std::uint64_t seq, std::string_view body, LogRecordVisitor& visitor) {
   BodyReader in(seq, body);
   while (!in.done()) {
@@ -133,6 +135,9 @@ Status read_log_body(std::uint64_t seq, std::string_view body, LogRecordVisitor&
       case 'x':
         if (!in.bytes(&name)) return in.damaged(record_at);
         DATALOG_RETURN_IF_ERROR(visitor.rules_removed(std::string(name)));
+        break;
+      case 'c':
+        DATALOG_RETURN_IF_ERROR(visitor.counter_consumed());
         break;
       default:
         return in.damaged(record_at);

@@ -9,6 +9,9 @@
 //   'r' retract         e (i64) | a (i64) | value
 //   'u' rule added      name (u32 length | bytes) | source (u32 length | bytes)
 //   'x' rules removed   name (u32 length | bytes)
+//   'c' counter consumed by elided retractions (no payload): the transaction takes its counter
+//       though it stored no datom (a graph imported from the first storage format, whose log
+//       kept such a transaction's count but not its retractions)
 //
 // Integers are big-endian (key_coding.h), values in their full stored form (stored_value.h), so
 // a row replays without anything but the index state its predecessors built. Replaying the
@@ -43,6 +46,7 @@ void log_assert(std::string& body, EntityId e, EntityId a, const Value& v, std::
 void log_retract(std::string& body, EntityId e, EntityId a, const Value& v);
 void log_rule(std::string& body, const StoredRule& rule);
 void log_rules_removed(std::string& body, const std::string& name);
+void log_counter_consumed(std::string& body);
 
 // What a body holds, record by record.
 class LogRecordVisitor {
@@ -54,6 +58,7 @@ class LogRecordVisitor {
   virtual Status retracted(EntityId e, EntityId a, const Value& v) = 0;
   virtual Status rule(const StoredRule& rule) = 0;
   virtual Status rules_removed(const std::string& name) = 0;
+  virtual Status counter_consumed() = 0;
 };
 
 // Calls visitor for each record of body in order; a malformed body (a damaged or forged

@@ -260,3 +260,45 @@ def test_a_damaged_v1_file_is_corrupt_and_leaves_the_table_empty(v1, conn):
     v1[1].write_bytes(data)
     assert rows(conn, "SELECT datalog_import_v1('g2', 'v1.graph')") == [(9,)]
     assert_v1_graph(conn)
+
+
+def test_an_interrupt_at_any_point_leaves_nothing_or_the_whole_graph(v1):
+    """A progress handler that stops the k-th step of any statement, for every k: the import
+    either writes nothing, or writes the whole log (its index then built by the next reader),
+    and never leaves a transaction open."""
+    c = connect(":memory:")  # some 300 imports: no file to sync
+    rows(c, "SELECT datalog_allow_graph_paths(1)")
+    outcomes = set()
+    for k in range(1, 5000):
+        c.execute("DROP TABLE IF EXISTS g2")
+        c.execute("CREATE VIRTUAL TABLE g2 USING datalog")
+        calls = [0]
+
+        def stop_at_k():
+            calls[0] += 1
+            return calls[0] == k
+
+        c.set_progress_handler(stop_at_k, 1)
+        try:
+            result = rows(c, "SELECT datalog_import_v1('g2', ?)", (str(v1[1]),))
+        except sqlite3.Error as e:
+            result = e
+        c.set_progress_handler(None, 0)
+        assert not c.in_transaction, (k, result)
+        logged = rows(c, "SELECT count(*) FROM g2_log")[0][0]
+        if isinstance(result, sqlite3.Error):
+            assert result.sqlite_errorname == "SQLITE_INTERRUPT", (k, result)
+            assert logged in (0, 9), (k, result)
+            outcomes.add(("interrupted", logged))
+        else:
+            assert result == [(9,)] and logged == 9
+        if logged:
+            assert_v1_graph(c)
+        else:
+            assert rows(c, "SELECT count(*) FROM g2 WHERE valid_at = 'any'") == [(0,)]
+        if result == [(9,)] and calls[0] < k:  # the handler never fired: nothing left to stop
+            break
+    else:
+        pytest.fail("the import never ran to its end")
+    assert outcomes == {("interrupted", 0), ("interrupted", 9)}, outcomes
+    c.close()
