@@ -189,6 +189,14 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
     if (st.ok()) context->keep_temp_graph(qualified, env);
   } else {
     st = store::GraphEnv::open(options.path, open_options, &env);
+    const bool unusable = st.code() == StatusCode::Corrupt || st.code() == StatusCode::NotAGraph;
+    if (unusable && options.path == derived) {
+      // The index at the derived path holds nothing the log does not: a damaged one (truncated,
+      // not LMDB) is removed and made again from the log.
+      for (const char* suffix : {"", "-lock", "-sync"}) ::unlink((options.path + suffix).c_str());
+      open_options.create = true;
+      st = store::GraphEnv::open(options.path, open_options, &env);
+    }
   }
   if (!st.ok()) {
     const char* hint = !creating && (st.code() == StatusCode::CantOpen || st.code() == StatusCode::NotAGraph)

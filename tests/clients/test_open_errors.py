@@ -269,24 +269,37 @@ def _count_in_a_new_process(folder):
                           timeout=60)
 
 
-def test_truncated_graph_is_an_error_not_a_crash(tmp_path):
+def test_truncated_index_is_rebuilt_not_a_crash(tmp_path):
     """An index cut short (a partial copy, a full disk) was read past its end through LMDB's map:
-    SIGBUS killed the host. The file's size is checked against its pages at open, and refused;
-    the facts are in the log, and deleting the index rebuilds it."""
+    SIGBUS killed the host. The file's size is checked against its pages at open; at the derived
+    path the index is then removed and rebuilt from the log."""
     _graph_of_20000_facts(tmp_path)
     graph = tmp_path / "app.db-g.graph"
     size = graph.stat().st_size
-    for cut in (size // 2, size - 4096, 3 * 4096):
+    for cut in (size // 2, size - 4096, 3 * 4096, 0):
         with open(graph, "r+b") as f:
             f.truncate(cut)
         os.remove(tmp_path / "app.db-g.graph-lock")
         out = _count_in_a_new_process(tmp_path)
         assert out.returncode == 0, (cut, out.returncode, out.stderr)  # not killed by SIGBUS
-        message = (f"SQLITE_CORRUPT datalog: graph '{graph}' is truncated: the file has {cut} "
-                   f"bytes, its pages need {size}")
-        assert out.stdout.splitlines() == [message] * 2, cut
-    os.remove(graph)
-    os.remove(tmp_path / "app.db-g.graph-lock")
+        assert out.stdout.splitlines() == [f"20000 {sum(range(1, 20001))}"] * 2, cut
+        assert graph.stat().st_size >= size // 2
+
+
+def test_truncated_index_the_table_names_is_refused_and_kept(tmp_path):
+    """A file the table names is the application's: a truncated one is refused, never removed."""
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog('named.graph')")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (1, ':n', 1)")
+    conn.close()
+    graph = tmp_path / "named.graph"
+    size = graph.stat().st_size
+    with open(graph, "r+b") as f:
+        f.truncate(size // 2)
+    os.remove(tmp_path / "named.graph-lock")
     out = _count_in_a_new_process(tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == [f"20000 {sum(range(1, 20001))}"] * 2
+    assert out.stdout.splitlines() == [
+        f"SQLITE_CORRUPT datalog: graph '{graph}' is truncated: the file has {size // 2} bytes, "
+        f"its pages need {size}"] * 2
+    assert graph.stat().st_size == size // 2
