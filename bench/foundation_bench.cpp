@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   exec(db, "CREATE VIRTUAL TABLE g USING datalog");
   const double load_s = load(db, "INSERT INTO g(e, a, v) VALUES (?1, ':val', ?2)", facts);
   const auto n = static_cast<double>(facts);
-  const long long graph_bytes = file_bytes(base + ".graph");
+  const long long graph_bytes = file_bytes(base + ".db-g.graph") + file_bytes(base + ".db");
   const std::string lookup_sql = "SELECT v FROM g WHERE e = ?1 AND a = ':val'";
   const std::string plan = plan_of(db, lookup_sql);
   const Summary ours = lookups(db, lookup_sql, facts, count);
@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
   fmt::print("point lookup e+a ({} runs) sqlite-datalog median {:.2f} us (min {:.2f}, max {:.2f}) | plain SQLite median {:.2f} us (min {:.2f}, max {:.2f})\n",
              count, ours.median_us, ours.min_us, ours.max_us, plain.median_us, plain.min_us,
              plain.max_us);
-  for (const char* suffix : {".db", ".graph", ".graph-lock", "-plain.db", "-plain.db-wal", "-plain.db-shm"}) {
+  for (const char* suffix : {".db", ".db-g.graph", ".db-g.graph-lock", ".db-g.graph-sync", "-plain.db",
+                             "-plain.db-wal", "-plain.db-shm"}) {
     ::unlink((base + suffix).c_str());
   }
   return 0;

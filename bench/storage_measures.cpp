@@ -134,7 +134,7 @@ void measure_bulk_load(long long n, RunContext& ctx) {
     }
     ours.exec("COMMIT");
     const double seconds = seconds_since(start);
-    record("one_transaction_insert", "exec", seconds, ours_bytes(base));
+    record("one_transaction_insert", "exec", seconds, ours_bytes(ours, base));
   }
   remove_stores(base);
   {
@@ -142,7 +142,7 @@ void measure_bulk_load(long long n, RunContext& ctx) {
     Fixture big = f;
     big.batch = 1000;
     const double seconds = load_ours(ours, big, n);
-    record("one_transaction_transact", "exec", seconds, ours_bytes(base));
+    record("one_transaction_transact", "exec", seconds, ours_bytes(ours, base));
   }
   {
     Connection plain = open_plain(base);

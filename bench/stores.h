@@ -36,7 +36,7 @@ double load_plain(Connection& db, const Fixture& f, long long group);
 void bind_value(Statement& stmt, int index, const FactValue& v);
 
 // Bytes on disk: the graph plus its database for ours, the checkpointed database for plain.
-long long ours_bytes(const std::string& base);
+long long ours_bytes(Connection& db, const std::string& base);
 long long plain_bytes(Connection& db, const std::string& base);
 
 // Removes every file of both stores.

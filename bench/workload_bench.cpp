@@ -162,7 +162,7 @@ void run_stage(const Stage& stage, const Options& o, RunContext& ctx, int& table
   // A competent user gathers statistics after a load; without them SQLite's planner picks poor
   // join orders (sqlite-datalog keeps its own statistics as it writes).
   plain->exec("ANALYZE");
-  const long long ours_size = ours_bytes(base);
+  const long long ours_size = ours_bytes(*ours, base);
   const long long plain_size = plain_bytes(*plain, base);
   for (const auto& [impl, seconds, bytes] :
        {std::tuple<std::string, double, long long>{"exec", ours_load, ours_size},
