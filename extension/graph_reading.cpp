@@ -15,7 +15,7 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
     std::uint64_t visible_tx = 0;
     DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible_tx));
     DATALOG_RETURN_IF_ERROR(session.share_snapshot(&r->snapshot_));
-    r->access_.emplace(session.env(), r->snapshot_->txn());
+    r->access_.emplace(*r->snapshot_);
     r->access_->set_visible_through(visible_tx);
   }
   *out = std::move(r);
@@ -23,7 +23,7 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
 }
 
 Status GraphReading::rules(GraphSession::Rules* out) {
-  const std::uint64_t txn_id = snapshot_ ? mdb_txn_id(snapshot_->txn()) : 0;
+  const std::uint64_t txn_id = snapshot_ ? snapshot_->id() : 0;
   if (snapshot_ && (*out = session_->cached_rules(txn_id))) return Status::OK();
   auto loaded = std::make_shared<std::vector<ast::Rule>>();
   DATALOG_RETURN_IF_ERROR(load_rules(*access_, loaded.get()));

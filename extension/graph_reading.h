@@ -24,7 +24,7 @@ class GraphReading {
 
  private:
   GraphSession* session_ = nullptr;
-  std::shared_ptr<GraphSession::Snapshot> snapshot_;
+  std::shared_ptr<store::ReadSnapshot> snapshot_;
   std::optional<store::GraphAccess> access_;
 };
 

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include "extension/replay_progress.h"
-#include "lmdb_store/catalog.h"
-#include "lmdb_store/meta.h"
 
 namespace datalog::ext {
 
@@ -13,14 +11,7 @@ using store::StatusCode;
 
 namespace {
 
-struct IndexPosition {
-  std::uint64_t seq = 0, time = 0;
-};
-
-Status read_position(MDB_txn* txn, const store::Tables& t, IndexPosition* out) {
-  DATALOG_RETURN_IF_ERROR(store::read_counter(txn, t.meta, store::meta_key::kIndexedSeq, &out->seq));
-  return store::read_counter(txn, t.meta, store::meta_key::kIndexedTime, &out->time);
-}
+using store::IndexPosition;
 
 bool at_tip(const IndexPosition& pos, const GraphLog::Tip& tip) {
   return pos.seq == tip.seq && (tip.seq == 0 || pos.time == static_cast<std::uint64_t>(tip.tx_time_ms));
@@ -56,14 +47,16 @@ Status GraphSession::check_log_and_owner() {
     owner_checked_ = true;
     return Status::OK();
   }
-  MDB_txn* txn = nullptr;
-  DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
-  std::string owner_uuid, owner_database, owner_table;
-  Status st = store::read_text(txn, env_->tables().meta, store::meta_key::kOwnerUuid, &owner_uuid);
-  if (st.ok()) st = store::read_text(txn, env_->tables().meta, store::meta_key::kOwnerDatabase, &owner_database);
-  if (st.ok()) st = store::read_text(txn, env_->tables().meta, store::meta_key::kOwnerTable, &owner_table);
-  env_->end_read(txn);
-  DATALOG_RETURN_IF_ERROR(st);
+  store::IndexOwner owner;
+  {
+    std::unique_ptr<store::ReadSnapshot> snapshot;
+    DATALOG_RETURN_IF_ERROR(store::ReadSnapshot::begin(env_, &snapshot));
+    DATALOG_RETURN_IF_ERROR(snapshot->owner(&owner));
+  }
+  const std::string& owner_uuid = owner.uuid;
+  const std::string& owner_database = owner.database;
+  const std::string& owner_table = owner.table;
+  Status st;
   if (owner_uuid == uuid && owner_database == database_path_ && owner_table == log_->table()) {
     owner_checked_ = true;
     return Status::OK();
@@ -102,9 +95,7 @@ Status GraphSession::check_log_and_owner() {
 }
 
 Status GraphSession::write_owner(store::WriteTxn& w, const std::string& uuid) {
-  DATALOG_RETURN_IF_ERROR(w.set_meta_text(store::meta_key::kOwnerUuid, uuid));
-  DATALOG_RETURN_IF_ERROR(w.set_meta_text(store::meta_key::kOwnerDatabase, database_path_));
-  return w.set_meta_text(store::meta_key::kOwnerTable, log_->table());
+  return store::write_index_owner(w, store::IndexOwner{uuid, database_path_, log_->table()});
 }
 
 // --- keeping the index caught up ---------------------------------------------------------------
@@ -137,7 +128,7 @@ Status GraphSession::catch_up_once(const GraphLog::Tip& tip, bool writing, std::
   std::unique_ptr<store::WriteTxn> w;
   DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout_, &w));
   IndexPosition pos;
-  DATALOG_RETURN_IF_ERROR(read_position(w->txn(), env_->tables(), &pos));
+  DATALOG_RETURN_IF_ERROR(store::index_position(*w, &pos));
   if (!force_rebuild && at_tip(pos, tip)) return Status::OK();  // caught up by someone else
   bool rebuild = force_rebuild || (writing && pos.seq > tip.seq);
   if (!rebuild && pos.seq > tip.seq) return Status::OK();  // ahead of an older snapshot: bounded
@@ -179,18 +170,18 @@ Status GraphSession::prepare_read(std::uint64_t* visible_tx) {
   DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
   *visible_tx = tip.tx;
   // The shared snapshot, when one is open, is what the reader will use: check it.
-  std::shared_ptr<Snapshot> snapshot;
+  std::shared_ptr<store::ReadSnapshot> snapshot;
   DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
   IndexPosition pos;
-  DATALOG_RETURN_IF_ERROR(read_position(snapshot->txn(), env_->tables(), &pos));
+  DATALOG_RETURN_IF_ERROR(snapshot->position(&pos));
   if (at_tip(pos, tip)) return Status::OK();
   if (pos.seq > tip.seq) {
     // Ahead of this (older) snapshot: fine when the index holds this snapshot's last transaction
     // as the log has it; the bound hides the rest.
-    std::optional<store::TxInfo> info;
     if (tip.seq == 0) return Status::OK();
-    DATALOG_RETURN_IF_ERROR(store::read_tx_info(snapshot->txn(), env_->tables(), tip.tx, &info));
-    if (info && info->time_ms == tip.tx_time_ms) return Status::OK();
+    std::optional<std::int64_t> time;
+    DATALOG_RETURN_IF_ERROR(snapshot->tx_time(tip.tx, &time));
+    if (time == tip.tx_time_ms) return Status::OK();
   }
   snapshot.reset();
   return catch_up(tip, false);
@@ -201,13 +192,12 @@ Status GraphSession::positions(std::uint64_t* log_seq, std::uint64_t* indexed_se
   GraphLog::Tip tip;
   DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
   *log_seq = tip.seq;
-  MDB_txn* txn = nullptr;
-  DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
+  std::unique_ptr<store::ReadSnapshot> snapshot;
+  DATALOG_RETURN_IF_ERROR(store::ReadSnapshot::begin(env_, &snapshot));
   IndexPosition pos;
-  const Status st = read_position(txn, env_->tables(), &pos);
-  env_->end_read(txn);
+  DATALOG_RETURN_IF_ERROR(snapshot->position(&pos));
   *indexed_seq = pos.seq;
-  return st;
+  return Status::OK();
 }
 
 Status GraphSession::rebuild(std::uint64_t* rows) {
@@ -236,7 +226,7 @@ Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
     IndexPosition pos;
     log_->forget_tip();
     Status st = log_->tip(&tip);
-    if (st.ok()) st = read_position(writer_->txn(), env_->tables(), &pos);
+    if (st.ok()) st = store::index_position(*writer_, &pos);
     if (!st.ok()) {
       writer_.reset();
       return st;
@@ -333,30 +323,28 @@ Status GraphSession::rollback_to(int level) {
 
 // --- reading -----------------------------------------------------------------------------------
 
-Status GraphSession::share_snapshot(std::shared_ptr<Snapshot>* out) {
+Status GraphSession::share_snapshot(std::shared_ptr<store::ReadSnapshot>* out) {
   if (auto current = snapshot_.lock()) {
     *out = std::move(current);
     return Status::OK();
   }
-  MDB_txn* txn = nullptr;
-  DATALOG_RETURN_IF_ERROR(env_->begin_read(&txn));
-  auto fresh = std::make_shared<Snapshot>(env_, txn);
-  snapshot_ = fresh;
-  *out = std::move(fresh);
+  std::unique_ptr<store::ReadSnapshot> fresh;
+  DATALOG_RETURN_IF_ERROR(store::ReadSnapshot::begin(env_, &fresh));
+  std::shared_ptr<store::ReadSnapshot> shared = std::move(fresh);
+  snapshot_ = shared;
+  *out = std::move(shared);
   return Status::OK();
 }
 
 const store::GraphStats& GraphSession::stats() {
   if (!stats_stale_) return stats_;
-  MDB_txn* txn = nullptr;
   if (writer_ && writer_->open()) {
-    txn = writer_->txn();
-    store::read_graph_stats(txn, env_->tables(), &stats_);
+    store::graph_stats(*writer_, &stats_);
     return stats_;  // still changing: read again next time
   }
-  if (env_->begin_read(&txn).ok()) {
-    if (store::read_graph_stats(txn, env_->tables(), &stats_).ok()) stats_stale_ = false;
-    env_->end_read(txn);
+  std::unique_ptr<store::ReadSnapshot> snapshot;
+  if (store::ReadSnapshot::begin(env_, &snapshot).ok() && snapshot->graph_stats(&stats_).ok()) {
+    stats_stale_ = false;
   }
   return stats_;
 }

@@ -17,8 +17,6 @@
 // Thread safety: SQLite serialises calls on a connection; a session belongs to one connection.
 #pragma once
 
-#include <lmdb.h>
-
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -28,8 +26,8 @@
 #include "engine/ast.h"
 #include "engine/schema.h"
 #include "extension/graph_log.h"
-#include "lmdb_store/catalog.h"
 #include "lmdb_store/graph_env.h"
+#include "lmdb_store/read_view.h"
 #include "lmdb_store/status.h"
 #include "lmdb_store/write_txn.h"
 
@@ -83,23 +81,9 @@ class GraphSession {
   void forget_schema() { schema_.reset(); }
 
   // --- reading ---
-  // A read snapshot: ends its LMDB read transaction when its last holder lets go.
-  class Snapshot {
-   public:
-    // Holds the graph open: a cursor may keep its snapshot after its table is gone.
-    Snapshot(std::shared_ptr<store::GraphEnv> env, MDB_txn* txn) : env_(std::move(env)), txn_(txn) {}
-    ~Snapshot() { env_->end_read(txn_); }
-    Snapshot(const Snapshot&) = delete;
-    Snapshot& operator=(const Snapshot&) = delete;
-    MDB_txn* txn() const { return txn_; }
-
-   private:
-    std::shared_ptr<store::GraphEnv> env_;
-    MDB_txn* txn_;
-  };
   // The snapshot readers share now: the current one while any reader holds it, else a new one.
   // A commit by this session retires it, so later readers see the commit.
-  store::Status share_snapshot(std::shared_ptr<Snapshot>* out);
+  store::Status share_snapshot(std::shared_ptr<store::ReadSnapshot>* out);
 
   // Before reading without the write transaction: the index is caught up with the log as this
   // connection's SQLite snapshot sees it, and *visible_tx is the last transaction counter of
@@ -142,7 +126,7 @@ class GraphSession {
   std::uint64_t write_base_seq_ = 0;  // the log's last seq when the write transaction began
   store::Status last_index_error_;
   std::unique_ptr<store::WriteTxn> writer_;
-  std::weak_ptr<Snapshot> snapshot_;
+  std::weak_ptr<store::ReadSnapshot> snapshot_;
   store::GraphStats stats_;
   bool stats_stale_ = true;
   std::optional<Schema> schema_;

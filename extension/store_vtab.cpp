@@ -21,11 +21,9 @@
 #include "extension/sql_values.h"
 #include "extension/store_plan.h"
 #include "extension/table_arguments.h"
-#include "lmdb_store/catalog.h"
-#include "lmdb_store/datom_layout.h"
-#include "lmdb_store/datom_scan.h"
 #include "lmdb_store/graph_access.h"
-#include "lmdb_store/key_coding.h"
+#include "lmdb_store/read_view.h"
+#include "lmdb_store/scan_plan.h"
 
 namespace datalog::ext {
 
@@ -62,14 +60,11 @@ struct StoreTable : sqlite3_vtab {
   ConnectionContext::TableLimits limits;
 };
 
-// A small cache of entity names for one transaction handle.
+// A small cache of entity names for one read view.
 class NameCache {
  public:
-  // shared: the graph's cache of committed idents, when txn is a read snapshot.
-  void reset(MDB_txn* txn, const store::Tables* tables, store::ReadCache* shared) {
-    txn_ = txn;
-    tables_ = tables;
-    shared_ = shared;
+  void reset(const store::ReadView& reader) {
+    reader_ = reader;
     names_.clear();
   }
   Status name_of(EntityId id, std::optional<Value>* out) {
@@ -78,16 +73,14 @@ class NameCache {
       *out = it->second;
       return Status::OK();
     }
-    Status st = store::ident_name(txn_, *tables_, shared_, id, out);
+    Status st = reader_.ident_name(id, out);
     if (st.ok() && names_.size() < kMaxCached) names_.emplace(id, *out);
     return st;
   }
 
  private:
   static constexpr std::size_t kMaxCached = 4096;
-  MDB_txn* txn_ = nullptr;
-  const store::Tables* tables_ = nullptr;
-  store::ReadCache* shared_ = nullptr;
+  store::ReadView reader_;
   std::unordered_map<EntityId, std::optional<Value>> names_;
 };
 
@@ -95,14 +88,14 @@ struct StoreCursor : sqlite3_vtab_cursor {
   StoreTable* table() const { return static_cast<StoreTable*>(pVtab); }
 
   // Where rows are read from: the session's write transaction, or a shared snapshot.
-  std::shared_ptr<GraphSession::Snapshot> snapshot;
+  std::shared_ptr<store::ReadSnapshot> snapshot;
   std::uint64_t visible_tx = UINT64_MAX;  // reads of a snapshot are as of this (prepare_read)
   bool via_writer = false;
-  MDB_txn* txn = nullptr;
+  store::ReadView reader;
   std::uint64_t writer_generation = 0;
 
-  store::IndexId index = store::IndexId::Eavt;
-  std::vector<std::pair<std::string, std::string>> ranges;
+  store::ScanIndex index = store::ScanIndex::Full;
+  std::vector<store::KeyRange> ranges;
   std::size_t range_pos = 0;
   store::DatomScan scan;
   store::TimeView view;
@@ -122,15 +115,8 @@ IdentNamer namer(StoreCursor* c) {
   return [c](EntityId id, std::optional<Value>* out) { return c->names.name_of(id, out); };
 }
 
-IdentResolver lookup_in(MDB_txn* txn, const store::Tables& tables, store::ReadCache* shared) {
-  return [txn, &tables, shared](const Value& name, std::optional<EntityId>* out) {
-    return store::lookup_ident(txn, tables, shared, name, out);
-  };
-}
-
-// The shared ident cache, for a cursor reading a committed snapshot (not its own writes).
-store::ReadCache* shared_cache(StoreCursor* c) {
-  return c->via_writer ? nullptr : &c->table()->session->env().read_cache();
+IdentResolver lookup_in(const store::ReadView& reader) {
+  return [reader](const Value& name, std::optional<EntityId>* out) { return reader.lookup_ident(name, out); };
 }
 
 // A cursor over a committed snapshot reads ahead; one over the session's write transaction
@@ -338,13 +324,13 @@ int store_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     if (plan.use.upper) use(upper, '<', false);
     use(as_of, 'o', true);
     use(valid_at, 'w', true);
-    const std::string idx = fmt::format("{} {}", plan_index_name(plan.index), codes);
-    info->idxNum = static_cast<int>(plan.index);
+    const std::string idx = fmt::format("{} {}", store::scan_index_name(plan.scan.index), codes);
+    info->idxNum = static_cast<int>(plan.scan.index);
     info->idxStr = sqlite3_mprintf("%s", idx.c_str());
     if (!info->idxStr) return SQLITE_NOMEM;
     info->needToFreeIdxStr = 1;
-    info->estimatedCost = plan.cost;
-    info->estimatedRows = static_cast<sqlite3_int64>(plan.rows);
+    info->estimatedCost = plan.scan.cost;
+    info->estimatedRows = static_cast<sqlite3_int64>(plan.scan.rows);
     // Never SQLITE_INDEX_SCAN_UNIQUE: even (e, a, v) can show one row per valid-time window.
     return SQLITE_OK;
   });
@@ -370,23 +356,25 @@ Status attach_reader(StoreCursor* c, bool reposition) {
   store::WriteTxn* writer = session.writer();
   if (writer && !writer->failure().ok()) return writer->failure();
   if (writer && writer->open()) {
-    if (c->via_writer && c->txn == writer->txn() && c->writer_generation == writer->generation()) {
+    const store::ReadView current(*writer);
+    if (c->via_writer && c->reader.same_transaction(current) &&
+        c->writer_generation == writer->generation()) {
       return Status::OK();
     }
     c->snapshot.reset();
     c->via_writer = true;
-    c->txn = writer->txn();
+    c->reader = current;
     c->writer_generation = writer->generation();
   } else {
     if (!c->via_writer && c->snapshot) return Status::OK();
     c->via_writer = false;
     DATALOG_RETURN_IF_ERROR(session.prepare_read(&c->visible_tx));
     DATALOG_RETURN_IF_ERROR(session.share_snapshot(&c->snapshot));
-    c->txn = c->snapshot->txn();
+    c->reader = store::ReadView(*c->snapshot);
   }
-  c->names.reset(c->txn, &session.env().tables(), shared_cache(c));
+  c->names.reset(c->reader);
   c->tx_times.clear();
-  if (reposition) return c->scan.reposition(c->txn);
+  if (reposition) return c->reader.reposition(c->scan);
   return Status::OK();
 }
 
@@ -394,20 +382,19 @@ void stop_reading(StoreCursor* c) {
   c->scan.close();
   c->snapshot.reset();  // lets the snapshot end, so it never pins old pages
   c->via_writer = false;
-  c->txn = nullptr;
+  c->reader = store::ReadView();
   c->eof = true;
 }
 
 // Moves to the next range with a visible datom, or sets eof.
 Status settle(StoreCursor* c) {
-  GraphSession& session = *c->table()->session;
   while (c->scan.at_end()) {
     if (++c->range_pos >= c->ranges.size()) {
       stop_reading(c);
       return Status::OK();
     }
-    const auto& [from, to] = c->ranges[c->range_pos];
-    DATALOG_RETURN_IF_ERROR(c->scan.start(session.env(), c->txn, c->index, from, to, c->view, read_ahead(c)));
+    DATALOG_RETURN_IF_ERROR(c->reader.start_scan(c->scan, c->index, c->ranges[c->range_pos], c->view,
+                                                 read_ahead(c)));
   }
   return Status::OK();
 }
@@ -428,8 +415,7 @@ Status read_time_view(StoreCursor* c, store::TimeView* view, std::string* error)
         *error = t.error;
         return Status::OK();
       }
-      DATALOG_RETURN_IF_ERROR(store::tx_as_of_time(c->txn, c->table()->session->env().tables(),
-                                                   t.value->as_instant(), &view->as_of));
+      DATALOG_RETURN_IF_ERROR(c->reader.tx_as_of_time(t.value->as_instant(), &view->as_of));
     } else if (sqlite3_value_type(v) != SQLITE_NULL) {
       *error = "as_of must be a transaction counter (INTEGER) or an ISO 8601 UTC time (TEXT)";
       return Status::OK();
@@ -479,8 +465,6 @@ int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int
         default: break;
       }
     }
-    GraphSession& session = *c->table()->session;
-    const store::Tables& tables = session.env().tables();
     Status st = attach_reader(c, false);
     if (!st.ok()) return report(cur->pVtab, st);
     std::string error;
@@ -491,91 +475,43 @@ int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int
       return SQLITE_ERROR;
     }
     if (!c->via_writer && c->view.as_of > c->visible_tx) c->view.as_of = c->visible_tx;
-    const IdentResolver lookup = lookup_in(c->txn, tables, shared_cache(c));
-    auto plan = static_cast<PlanIndex>(idx_num);
+    const IdentResolver lookup = lookup_in(c->reader);
+    store::ScanPlan plan = plan_of_filter(idx_num, codes ? codes + 1 : nullptr);
     std::optional<ValueKind> kind;
     if (vtype) {
       const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(vtype));
       kind = text ? kind_from_name(text) : std::nullopt;
       if (!kind) return SQLITE_OK;  // no stored value has that vtype: no rows (cursor at eof)
     }
-    if (plan == PlanIndex::Vaet && kind != ValueKind::Ref) plan = PlanIndex::Scan;
+    if (plan.index == store::ScanIndex::Vaet && kind != ValueKind::Ref) plan = store::ScanPlan{};
 
-    std::optional<EntityId> entity, attribute;
+    store::ScanKeys keys;
     if (e) {
-      st = entity_from_sql(e, lookup, &entity, &error);
+      st = entity_from_sql(e, lookup, &keys.e, &error);
       if (!st.ok()) return report(cur->pVtab, st);
-      if (!entity) return SQLITE_OK;  // names no entity: no rows
+      if (!keys.e) return SQLITE_OK;  // names no entity: no rows
     }
     if (a) {
       const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(a));
       if (sqlite3_value_type(a) != SQLITE_TEXT || !is_keyword_text(text)) return SQLITE_OK;
-      st = store::lookup_ident(c->txn, tables, shared_cache(c), Value::keyword(text), &attribute);
+      st = c->reader.lookup_ident(Value::keyword(text), &keys.a);
       if (!st.ok()) return report(cur->pVtab, st);
-      if (!attribute) return SQLITE_OK;
+      if (!keys.a) return SQLITE_OK;
     }
-    std::vector<Value> values;
     if (v) {
-      values = equal_candidates(v, kind, lookup);
-      if (values.empty()) return SQLITE_OK;
+      keys.values = equal_candidates(v, kind, lookup);
+      if (keys.values.empty()) return SQLITE_OK;
     }
-    auto id_prefix = [](EntityId id) {
-      std::string s;
-      store::put_i64(s, id);
-      return s;
-    };
-    auto add_prefix = [&](std::string prefix) {
-      std::string end = store::prefix_successor(prefix);
-      c->ranges.emplace_back(std::move(prefix), std::move(end));
-    };
-    switch (plan) {
-      case PlanIndex::Scan:
-        c->index = store::IndexId::Eavt;
-        c->ranges.emplace_back(std::string(), std::string());
-        break;
-      case PlanIndex::Eavt:
-        c->index = store::IndexId::Eavt;
-        if (!a) {
-          add_prefix(id_prefix(*entity));
-        } else if (!v) {
-          add_prefix(id_prefix(*entity) + id_prefix(*attribute));
-        } else {
-          for (const Value& value : values) {
-            std::string p = id_prefix(*entity) + id_prefix(*attribute);
-            store::encode_value(p, value);
-            add_prefix(std::move(p));
-          }
-        }
-        break;
-      case PlanIndex::Aevt:
-        c->index = store::IndexId::Aevt;
-        add_prefix(id_prefix(*attribute));
-        break;
-      case PlanIndex::Avet:
-        c->index = store::IndexId::Avet;
-        if (v) {
-          for (const Value& value : values) {
-            std::string p = id_prefix(*attribute);
-            store::encode_value(p, value);
-            add_prefix(std::move(p));
-          }
-        } else {
-          for (auto& [from, to] : value_ranges(lower, upper)) {
-            c->ranges.emplace_back(id_prefix(*attribute) + from, id_prefix(*attribute) + to);
-          }
-        }
-        break;
-      case PlanIndex::Vaet:
-        c->index = store::IndexId::Vaet;
-        for (const Value& value : values) {
-          if (value.is(ValueKind::Ref)) add_prefix(id_prefix(value.as_ref()));
-        }
-        break;
+    if (lower || upper) {
+      const store::SqlBound low = lower ? sql_bound(lower) : store::SqlBound{};
+      const store::SqlBound high = upper ? sql_bound(upper) : store::SqlBound{};
+      keys.value_ranges = store::sql_value_ranges(lower ? &low : nullptr, upper ? &high : nullptr);
     }
+    c->index = plan.index;
+    c->ranges = store::scan_key_ranges(plan, keys);
     if (c->ranges.empty()) return SQLITE_OK;
     c->eof = false;
-    const auto& [from, to] = c->ranges[0];
-    st = c->scan.start(session.env(), c->txn, c->index, from, to, c->view, read_ahead(c));
+    st = c->reader.start_scan(c->scan, c->index, c->ranges[0], c->view, read_ahead(c));
     if (st.ok()) st = settle(c);
     return report(cur->pVtab, st);
   });
@@ -599,9 +535,9 @@ std::int64_t tx_time_of(StoreCursor* c, std::uint64_t tx) {
   if (c->via_writer && writer && tx == writer->tx()) return writer->tx_time_ms();
   auto it = c->tx_times.find(tx);
   if (it != c->tx_times.end()) return it->second;
-  std::optional<store::TxInfo> info;
-  store::read_tx_info(c->txn, c->table()->session->env().tables(), tx, &info);
-  const std::int64_t ms = info ? info->time_ms : 0;
+  std::optional<std::int64_t> time;
+  c->reader.tx_time(tx, &time);
+  const std::int64_t ms = time.value_or(0);
   c->tx_times.emplace(tx, ms);
   return ms;
 }
@@ -636,8 +572,7 @@ int store_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
         if (c->valid_at_arg) sqlite3_result_value(ctx, c->valid_at_arg);
         break;
       case kDatom: {
-        std::string key;
-        store::encode_datom_key(key, store::IndexId::Eavt, d);
+        const std::string key = store::datom_row_key(d);
         sqlite3_result_blob(ctx, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
         break;
       }
@@ -662,12 +597,7 @@ Status fact_of_key(store::WriteTxn& w, sqlite3_value* key, store::Datom* out) {
   }
   const std::string_view bytes(static_cast<const char*>(sqlite3_value_blob(key)),
                                static_cast<std::size_t>(sqlite3_value_bytes(key)));
-  store::GiantRef giant;
-  if (!store::decode_datom(store::IndexId::Eavt, bytes, store::encode_valid_to(store::kForever), out, &giant)) {
-    return Status(StatusCode::InvalidArgument, "the datom column does not hold a datom key");
-  }
-  if (giant.giant) DATALOG_RETURN_IF_ERROR(store::load_giant(w.txn(), w.env().tables(), giant.hash, &out->v));
-  return Status::OK();
+  return store::fact_of_row_key(w, bytes, out);
 }
 
 Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, std::string* error) {

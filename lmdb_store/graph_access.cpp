@@ -4,135 +4,106 @@
 #include <cmath>
 
 #include "lmdb_store/datom_scan.h"
-#include "lmdb_store/key_coding.h"
+#include "lmdb_store/read_view.h"
+#include "lmdb_store/scan_plan.h"
 
 namespace datalog::store {
 
-namespace {
-
-std::string id_bytes(EntityId id) {
-  std::string s;
-  put_i64(s, id);
-  return s;
-}
-
-}  // namespace
-
-// A DatomScan over the index a filter's fixed parts choose: entity -> EAVT, attribute + value ->
-// AVET, attribute -> AEVT, a reference value -> VAET, otherwise all of EAVT. Datoms the key
-// range cannot exclude are filtered here.
+// A DatomScan over the key ranges of the index plan_scan chose for a filter (scan_plan.h). The
+// fixed parts the ranges do not cover are filtered here.
 class FilteredScan final : public DatomCursor {
  public:
   // cursors: the snapshot's, when txn is a read snapshot that outlives this scan's use.
-  Status start(GraphEnv& env, MDB_txn* txn, const DatomFilter& f, const TimeView& view,
-               SnapshotCursors* cursors = nullptr) {
+  Status start(GraphEnv& env, MDB_txn* txn, const DatomFilter& f, const ScanPlan& plan,
+               const TimeView& view, SnapshotCursors* cursors = nullptr) {
     env_ = &env;
     txn_ = txn;
     cursors_ = cursors;
     view_ = view;
     filter_ = f;
-    ranged_ = false;
     done_ = false;
+    index_ = index_of(plan.index);
     scan_.set_skip_values(f.values_unused && !f.v && f.v_ranges.empty());
-    if (!f.v_ranges.empty() && f.a && !f.e && !f.v) {
-      // Value ranges of one attribute: each range is one key range of AVET, in key order.
-      ranged_ = true;
-      range_ = 0;
-      return start_range();
+    keys_.e = f.e;
+    keys_.a = f.a;
+    keys_.values.clear();
+    if (f.v) keys_.values.push_back(*f.v);
+    keys_.value_ranges.clear();
+    for (const ValueRange& r : f.v_ranges) {
+      if (!(r.high < r.low)) keys_.value_ranges.push_back(value_key_range(r));
     }
-    IndexId index = IndexId::Eavt;
-    std::string& prefix = prefix_;  // reused when the scan is started again
-    prefix.clear();
-    exact_ = f.v_ranges.empty();  // the key range holds only matching datoms
-    if (f.e) {
-      put_i64(prefix, *f.e);
-      if (f.a) {
-        put_i64(prefix, *f.a);
-        if (f.v) encode_value(prefix, *f.v);
-      } else {
-        exact_ = exact_ && !f.v;
-      }
-    } else if (f.a && f.v) {
-      index = IndexId::Avet;
-      put_i64(prefix, *f.a);
-      encode_value(prefix, *f.v);
-    } else if (f.a) {
-      index = f.value_order ? IndexId::Avet : IndexId::Aevt;
-      put_i64(prefix, *f.a);
-    } else if (f.v && f.v->is(ValueKind::Ref)) {
-      index = IndexId::Vaet;
-      put_i64(prefix, f.v->as_ref());
-    } else {
-      exact_ = exact_ && !f.v;
-    }
-    end_key_.assign(prefix);
-    advance_to_successor(end_key_);  // empty (scan to the end) when prefix is empty or all 0xFF
-    // The scan ends before its reader writes again, so it may read ahead.
-    DATALOG_RETURN_IF_ERROR(scan_.start(env, txn, index, prefix, end_key_, view, DatomScan::ReadAhead::Snapshot,
-                                        cursors_));
-    return skip_mismatches();
+    ranges_ = scan_key_ranges(plan, keys_);
+    const ScanShape& use = plan.use;
+    exact_ = (!f.e || use.e) && (!f.a || use.a) && (!f.v || use.v) && (f.v_ranges.empty() || use.v_range);
+    range_ = 0;
+    return start_range();
   }
   bool at_end() const override { return done_ || scan_.at_end(); }
   const Datom& datom() const override { return scan_.datom(); }
   Datom& take_datom() override { return scan_.take_datom(); }
   Status next() override {
     DATALOG_RETURN_IF_ERROR(scan_.next());
-    if (ranged_ && scan_.at_end()) {
-      ++range_;
-      return start_range();
-    }
-    return skip_mismatches();
+    return settle();
   }
 
  private:
-  // Starts the scan of the first range from range_ on that holds a datom; done_ after the last.
+  // Starts the scan of the first range from range_ on; done_ after the last. The scan ends
+  // before its reader writes again, so it may read ahead.
   Status start_range() {
-    for (; range_ < filter_.v_ranges.size(); ++range_) {
-      const ValueRange& r = filter_.v_ranges[range_];
-      if (r.high < r.low) continue;
-      std::string low = id_bytes(*filter_.a), high = low;
-      encode_value(low, r.low);
-      encode_value(high, r.high);
-      DATALOG_RETURN_IF_ERROR(scan_.start(*env_, txn_, IndexId::Avet, low, prefix_successor(high),
-                                          view_, DatomScan::ReadAhead::Snapshot, cursors_));
-      if (!scan_.at_end()) return Status::OK();
+    if (range_ >= ranges_.size()) {
+      done_ = true;
+      return Status::OK();
     }
-    done_ = true;
-    return Status::OK();
+    const KeyRange& r = ranges_[range_];
+    DATALOG_RETURN_IF_ERROR(scan_.start(*env_, txn_, index_, r.from, r.to, view_,
+                                        DatomScan::ReadAhead::Snapshot, cursors_));
+    return settle();
   }
 
-  Status skip_mismatches() {
-    while (!exact_ && !scan_.at_end()) {
-      const Datom& d = scan_.datom();
-      if ((!filter_.v || d.v == *filter_.v) && (!filter_.a || d.a == *filter_.a) &&
-          filter_.in_v_ranges(d.v)) {
-        break;
+  // On a datom that matches the filter, moving on through the ranges; done_ after the last.
+  Status settle() {
+    for (;;) {
+      while (!scan_.at_end()) {
+        if (exact_ || matches(scan_.datom())) return Status::OK();
+        DATALOG_RETURN_IF_ERROR(scan_.next());
       }
-      DATALOG_RETURN_IF_ERROR(scan_.next());
+      if (++range_ >= ranges_.size()) {
+        done_ = true;
+        return Status::OK();
+      }
+      const KeyRange& r = ranges_[range_];
+      DATALOG_RETURN_IF_ERROR(scan_.start(*env_, txn_, index_, r.from, r.to, view_,
+                                          DatomScan::ReadAhead::Snapshot, cursors_));
     }
-    return Status::OK();
+  }
+
+  bool matches(const Datom& d) const {
+    return (!filter_.e || d.e == *filter_.e) && (!filter_.a || d.a == *filter_.a) &&
+           (!filter_.v || d.v == *filter_.v) && filter_.in_v_ranges(d.v);
   }
 
   GraphEnv* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
   SnapshotCursors* cursors_ = nullptr;
   TimeView view_;
-  bool ranged_ = false, done_ = false;
-  std::size_t range_ = 0;
+  IndexId index_ = IndexId::Eavt;
+  bool done_ = false, exact_ = true;
   DatomFilter filter_;
-  bool exact_ = true;
-  std::string prefix_, end_key_;
+  ScanKeys keys_;
+  std::vector<KeyRange> ranges_;
+  std::size_t range_ = 0;
   DatomScan scan_;
 };
 
 GraphAccess::GraphAccess(GraphEnv& env, MDB_txn* snapshot) : env_(env), snapshot_(snapshot) {}
+GraphAccess::GraphAccess(const ReadSnapshot& snapshot) : env_(snapshot.env()), snapshot_(snapshot.txn()) {}
 GraphAccess::GraphAccess(GraphEnv& env, WriteTxn& writer) : env_(env), writer_(&writer) {}
 GraphAccess::~GraphAccess() = default;
 
 Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
                                 std::unique_ptr<DatomCursor>* out) {
   auto cursor = std::make_unique<FilteredScan>();
-  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, bounded(view)));
+  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, plan_for(f), bounded(view)));
   *out = std::move(cursor);
   return Status::OK();
 }
@@ -154,7 +125,8 @@ Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
     ~Release() { if (in_use) *in_use = false; }
   } release{own ? nullptr : &spare_in_use_};
   // The scan ends within this call, so it may read through the snapshot's kept cursors.
-  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, bounded(view), writer_ ? nullptr : &snapshot_cursors_));
+  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, plan_for(f), bounded(view),
+                                   writer_ ? nullptr : &snapshot_cursors_));
   while (!s->at_end()) {
     if (!each(s->datom())) return Status::OK();
     DATALOG_RETURN_IF_ERROR(s->next());
@@ -196,27 +168,18 @@ const AttributeStats& GraphAccess::attribute_stats(EntityId a) {
   return attribute_stats_.emplace(a, s).first->second;
 }
 
-double GraphAccess::estimate(const DatomFilter& f) {
-  const GraphStats& g = graph_stats();
-  const double n = std::max<double>(static_cast<double>(g.records), 1.0);
-  const double entities = std::max<double>(static_cast<double>(g.entities), 1.0);
-  const double per_entity = std::max(n / entities, 1.0);
-  if (f.e) {
-    if (f.a) return f.v ? 1.0 : std::max(per_entity / 4.0, 1.0);
-    return per_entity;
-  }
-  if (f.a) {
-    const AttributeStats& s = attribute_stats(*f.a);
-    const double records = static_cast<double>(s.records);
-    if (f.v) return std::max(records / std::max<double>(static_cast<double>(s.values), 1.0), 1.0);
-    // Without histograms, a range of values is taken to hold a third of the attribute (the
-    // classic default selectivity of an inequality).
-    if (!f.v_ranges.empty()) return std::max(records / 3.0, 1.0);
-    return std::max(records, 1.0);
-  }
-  if (f.v && f.v->is(ValueKind::Ref)) return per_entity;
-  return n;
+ScanPlan GraphAccess::plan_for(const DatomFilter& f) {
+  ScanShape shape;
+  shape.e = f.e.has_value();
+  shape.a = f.a.has_value();
+  shape.v = f.v.has_value();
+  shape.v_is_ref = f.v && f.v->is(ValueKind::Ref);
+  shape.v_range = !f.v_ranges.empty();
+  shape.value_order = f.value_order;
+  return plan_scan(shape, graph_stats(), f.a ? &attribute_stats(*f.a) : nullptr);
 }
+
+double GraphAccess::estimate(const DatomFilter& f) { return plan_for(f).matches; }
 
 // A read snapshot consults and feeds the shared cache of committed idents; a write transaction
 // reads its own (possibly uncommitted) idents directly.

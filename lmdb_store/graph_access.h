@@ -3,8 +3,8 @@
 // A GraphAccess reads through one LMDB transaction: a read snapshot, or — when it is given a
 // WriteTxn — that write transaction's innermost transaction at each call (savepoints may come
 // and go between calls), so it sees the transaction's own writes. Writes need a WriteTxn.
-// Scans pick the index from what the filter fixes: entity -> EAVT, attribute + value -> AVET,
-// attribute -> AEVT, a reference value -> VAET, otherwise a full EAVT scan with a filter.
+// Scans and estimates come from plan_scan (scan_plan.h), the store's one index chooser and cost
+// model, with the attribute's statistics when the filter fixes one.
 // Thread safety: none; one evaluation at a time. It must not outlive its transaction.
 #pragma once
 
@@ -16,16 +16,19 @@
 #include "engine/storage.h"
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_scan.h"
+#include "lmdb_store/scan_plan.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/write_txn.h"
 
 namespace datalog::store {
 
 class FilteredScan;  // graph_access.cpp
+class ReadSnapshot;  // read_view.h
 
 class GraphAccess final : public GraphWriter {
  public:
   GraphAccess(GraphEnv& env, MDB_txn* snapshot);
+  explicit GraphAccess(const ReadSnapshot& snapshot);
   GraphAccess(GraphEnv& env, WriteTxn& writer);
   ~GraphAccess() override;
   GraphAccess(const GraphAccess&) = delete;
@@ -63,6 +66,7 @@ class GraphAccess final : public GraphWriter {
   MDB_txn* txn() const { return writer_ ? writer_->txn() : snapshot_; }
   Status need_writer() const;
   const GraphStats& graph_stats();
+  ScanPlan plan_for(const DatomFilter& filter);  // scan_plan.h: the index, its cost and rows
   const AttributeStats& attribute_stats(EntityId a);
 
   GraphEnv& env_;
