@@ -12,11 +12,10 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
   if (writer && writer->open()) {
     r->access_.emplace(session.env(), *writer);
   } else {
-    std::uint64_t visible_tx = 0;
-    DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible_tx));
+    DATALOG_RETURN_IF_ERROR(session.prepare_read(&r->visible_));
     DATALOG_RETURN_IF_ERROR(session.share_snapshot(&r->snapshot_));
     r->access_.emplace(*r->snapshot_);
-    r->access_->set_visible_through(visible_tx);
+    r->access_->set_visible_through(r->visible_.tx, r->visible_.seq);
   }
   *out = std::move(r);
   return Status::OK();
@@ -24,11 +23,11 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
 
 Status GraphReading::rules(GraphSession::Rules* out) {
   const std::uint64_t txn_id = snapshot_ ? snapshot_->id() : 0;
-  if (snapshot_ && (*out = session_->cached_rules(txn_id))) return Status::OK();
+  if (snapshot_ && (*out = session_->cached_rules(txn_id, visible_.seq))) return Status::OK();
   auto loaded = std::make_shared<std::vector<ast::Rule>>();
   DATALOG_RETURN_IF_ERROR(load_rules(*access_, loaded.get()));
   *out = std::move(loaded);
-  if (snapshot_) session_->remember_rules(txn_id, *out);
+  if (snapshot_) session_->remember_rules(txn_id, visible_.seq, *out);
   return Status::OK();
 }
 

@@ -25,6 +25,7 @@ class GraphReading {
  private:
   GraphSession* session_ = nullptr;
   std::shared_ptr<store::ReadSnapshot> snapshot_;
+  GraphSession::Visible visible_;  // what the statement's SQL snapshot sees of the log
   std::optional<store::GraphAccess> access_;
 };
 

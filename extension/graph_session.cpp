@@ -164,11 +164,12 @@ Status GraphSession::catch_up_once(const GraphLog::Tip& tip, bool writing, std::
   return Status::OK();
 }
 
-Status GraphSession::prepare_read(std::uint64_t* visible_tx) {
+Status GraphSession::prepare_read(Visible* visible) {
   DATALOG_RETURN_IF_ERROR(check_log_and_owner());
   GraphLog::Tip tip;
   DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
-  *visible_tx = tip.tx;
+  visible->tx = tip.tx;
+  visible->seq = tip.seq;
   // The shared snapshot, when one is open, is what the reader will use: check it.
   std::shared_ptr<store::ReadSnapshot> snapshot;
   DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
@@ -233,6 +234,7 @@ Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
     }
     if (at_tip(pos, tip) && writer_->tx() == tip.tx + 1) {
       write_base_seq_ = tip.seq;
+      writer_->set_log_base(tip.seq);
       return Status::OK();
     }
     writer_.reset();

@@ -86,9 +86,12 @@ class GraphSession {
   store::Status share_snapshot(std::shared_ptr<store::ReadSnapshot>* out);
 
   // Before reading without the write transaction: the index is caught up with the log as this
-  // connection's SQLite snapshot sees it, and *visible_tx is the last transaction counter of
-  // that snapshot: reads are as of it.
-  store::Status prepare_read(std::uint64_t* visible_tx);
+  // connection's SQLite snapshot sees it, and *visible is what that snapshot sees of the log:
+  // its last transaction counter (facts are read as of it) and its last row (rules are).
+  struct Visible {
+    std::uint64_t tx = UINT64_MAX, seq = UINT64_MAX;
+  };
+  store::Status prepare_read(Visible* visible);
   // datalog_rebuild: the index made again from the whole log; *rows: the log rows replayed.
   store::Status rebuild(std::uint64_t* rows);
   // The log's last row as this connection sees it, and the row the index reflects.
@@ -103,9 +106,12 @@ class GraphSession {
   // a read snapshot shows): a query that calls rules parses them once per state, not per call.
   // Shared, so a query keeps its rules while a nested one (through an SQL function) replaces them.
   using Rules = std::shared_ptr<const std::vector<ast::Rule>>;
-  Rules cached_rules(std::uint64_t txn_id) const { return rules_txn_id_ == txn_id ? rules_ : nullptr; }
-  void remember_rules(std::uint64_t txn_id, Rules rules) {
+  Rules cached_rules(std::uint64_t txn_id, std::uint64_t seq) const {
+    return rules_txn_id_ == txn_id && rules_seq_ == seq ? rules_ : nullptr;
+  }
+  void remember_rules(std::uint64_t txn_id, std::uint64_t seq, Rules rules) {
     rules_txn_id_ = txn_id;
+    rules_seq_ = seq;
     rules_ = std::move(rules);
   }
 
@@ -130,7 +136,7 @@ class GraphSession {
   store::GraphStats stats_;
   bool stats_stale_ = true;
   std::optional<Schema> schema_;
-  std::uint64_t rules_txn_id_ = 0;
+  std::uint64_t rules_txn_id_ = 0, rules_seq_ = 0;
   Rules rules_;
 };
 

@@ -368,7 +368,9 @@ Status attach_reader(StoreCursor* c, bool reposition) {
   } else {
     if (!c->via_writer && c->snapshot) return Status::OK();
     c->via_writer = false;
-    DATALOG_RETURN_IF_ERROR(session.prepare_read(&c->visible_tx));
+    GraphSession::Visible visible;
+    DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible));
+    c->visible_tx = visible.tx;
     DATALOG_RETURN_IF_ERROR(session.share_snapshot(&c->snapshot));
     c->reader = store::ReadView(*c->snapshot);
   }

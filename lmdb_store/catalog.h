@@ -57,9 +57,13 @@ Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::u
 Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out);
 
 // --- rules -------------------------------------------------------------------------------------
-// Rules in the order they were added.
-Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out);
-Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule);
-Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, int* removed);
+// Rules in the order they were added, as of log row `through` (storage v2: a rule records the
+// log row that added it and the one that removed it; a removed rule is kept for older readers).
+Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out,
+                  std::uint64_t through = UINT64_MAX);
+Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule, std::uint64_t log_seq);
+// Marks the standing rules named name removed as of log row log_seq; *removed: how many.
+Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, std::uint64_t log_seq,
+                    int* removed);
 
 }  // namespace datalog::store

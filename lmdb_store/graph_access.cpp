@@ -219,7 +219,7 @@ Status GraphAccess::tx_time(std::uint64_t tx, std::int64_t* ms) {
 }
 
 Status GraphAccess::rules(std::vector<StoredRule>* out) {
-  return read_rules(txn(), env_.tables(), out);
+  return read_rules(txn(), env_.tables(), out, writer_ ? UINT64_MAX : rules_through_);
 }
 
 Status GraphAccess::need_writer() const {

@@ -50,8 +50,12 @@ class GraphAccess final : public GraphWriter {
   Status rules(std::vector<StoredRule>* out) override;
 
   // Storage v2: a read snapshot may hold transactions past the log position the caller's SQL
-  // snapshot sees; reads are as of the last transaction it sees (TimeView::as_of at most tx).
-  void set_visible_through(std::uint64_t tx) { visible_through_ = tx; }
+  // snapshot sees; reads are as of the last transaction it sees (TimeView::as_of at most tx),
+  // and rules as of its last log row (seq).
+  void set_visible_through(std::uint64_t tx, std::uint64_t seq) {
+    visible_through_ = tx;
+    rules_through_ = seq;
+  }
 
   std::uint64_t tx() const override;
   std::int64_t tx_time_ms() const override;
@@ -79,6 +83,7 @@ class GraphAccess final : public GraphWriter {
   MDB_txn* snapshot_ = nullptr;
   WriteTxn* writer_ = nullptr;
   std::uint64_t visible_through_ = UINT64_MAX;
+  std::uint64_t rules_through_ = UINT64_MAX;
   bool have_stats_ = false;
   GraphStats stats_;
   std::unordered_map<EntityId, AttributeStats> attribute_stats_;

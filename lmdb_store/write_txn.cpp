@@ -413,7 +413,7 @@ void WriteTxn::remember_found_ident(const Value& name, EntityId id) {
 Status WriteTxn::add_rule(const StoredRule& rule) {
   if (!failure_.ok()) return failure_;
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
-  const Status st = write_rule(txn(), env_->tables(), rule);
+  const Status st = write_rule(txn(), env_->tables(), rule, current_log_seq());
   if (!st.ok()) return fail(st);
   if (LogRow* row = log_row()) log_rule(row->body, rule);
   dirty_ = true;
@@ -424,7 +424,7 @@ Status WriteTxn::add_rule(const StoredRule& rule) {
 Status WriteTxn::remove_rules(const std::string& name, int* removed) {
   if (!failure_.ok()) return failure_;
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
-  const Status st = delete_rules(txn(), env_->tables(), name, removed);
+  const Status st = delete_rules(txn(), env_->tables(), name, current_log_seq(), removed);
   if (!st.ok()) return fail(st);
   if (*removed > 0) {
     dirty_ = true;
@@ -661,6 +661,14 @@ WriteTxn::Level WriteTxn::new_level(MDB_txn* txn, int savepoint) const {
   return level;
 }
 
+std::uint64_t WriteTxn::current_log_seq() {
+  if (!logging_) return replay_seq_;
+  // The row log_row() would write into, without making it.
+  const bool new_row = log_rows_.empty() || log_rows_.back().tx != tx_ ||
+                       log_rows_.back().body.size() >= kLogRowBytes;
+  return log_base_ + log_rows_.size() + (new_row ? 1 : 0);
+}
+
 LogRow* WriteTxn::log_row() {
   if (!logging_) return nullptr;
   if (log_rows_.empty() || log_rows_.back().tx != tx_ || log_rows_.back().body.size() >= kLogRowBytes) {
@@ -742,6 +750,7 @@ Status WriteTxn::replay_row(const LogRow& row) {
     tx_time_ms_ = row.tx_time_ms;
     retracted_ = false;
   }
+  replay_seq_ = row.seq;
   Replayer replayer(*this);
   const Status st = read_log_body(row.seq, row.body, replayer);
   if (!st.ok() && failure_.ok()) return fail(st);

@@ -85,6 +85,9 @@ class WriteTxn {
   // Minigraf) and the script still commits, or rolls back, whole. No savepoint may be open. A
   // transaction that wrote nothing is not sealed and keeps its counter.
   Status next_transaction();
+  // The log's last row when this transaction began: its rows follow it (rules record the row
+  // that added or removed them, so readers of older log positions still see what they saw).
+  void set_log_base(std::uint64_t seq) { log_base_ = seq; }
   // The log rows of what was written, in order (see log_records.h); the log is then empty.
   std::vector<LogRow> take_log();
   bool has_log() const { return !log_rows_.empty(); }
@@ -170,6 +173,9 @@ class WriteTxn {
   EntityId next_ident_ = 0;       // the next ident id, kept in memory; 0: read it from LMDB
   bool next_ident_dirty_ = false;  // next_ident_ is ahead of LMDB's counter
   bool logging_ = true;  // false while replaying
+  std::uint64_t log_base_ = 0;    // set_log_base
+  std::uint64_t replay_seq_ = 0;  // the row being replayed
+  std::uint64_t current_log_seq();  // the log row what is written now goes into
   std::vector<LogRow> log_rows_;
   // Reused for every record written, so writing allocates nothing once they have grown.
   std::string eavt_key_, index_key_, valid_to_;

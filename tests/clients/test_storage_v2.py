@@ -842,3 +842,30 @@ def test_an_index_rebuilt_from_the_log_is_the_index_that_was_written(db_path, tm
     conn = connect(db_path)
     assert _every_datom(conn) == written
     conn.close()
+
+
+def test_rules_are_read_as_of_the_statement_snapshot(db_path):
+    """A transaction that holds an old snapshot sees the rules of that snapshot: not a rule
+    defined after it began, and still one dropped after it began."""
+    reader = connect(db_path)
+    reader.execute("PRAGMA journal_mode=WAL")
+    reader.execute("CREATE VIRTUAL TABLE g USING datalog")
+    reader.execute("SELECT datalog_exec('g', '(transact [[:a :n 1] [:b :m 2]])')")
+    reader.execute("SELECT datalog_exec('g', '(rule [(old ?x) [?x :n _]])')")
+    writer = connect(db_path)
+    reader.execute("BEGIN")
+    before = rows(reader, "SELECT datalog_rules('g')")
+    assert "old" in before[0][0]
+    writer.execute("SELECT datalog_exec('g', '(rule [(new ?x) [?x :m _]])')")
+    writer.execute("SELECT datalog_drop_rule('g', 'old')")
+    assert rows(reader, "SELECT datalog_rules('g')") == before
+    assert q(reader, "(query [:find ?x :where (old ?x)])") == [":a"]
+    reader.execute("COMMIT")
+    after = rows(reader, "SELECT datalog_rules('g')")[0][0]
+    assert "new" in after and "old" not in after
+    assert q(reader, "(query [:find ?x :where (new ?x)])") == [":b"]
+    # the index rebuilt from the log keeps the same rules, and the dropped one stays dropped
+    assert rows(reader, "SELECT datalog_rebuild('g')")[0][0] > 0
+    assert rows(reader, "SELECT datalog_rules('g')")[0][0] == after
+    writer.close()
+    reader.close()
