@@ -18,6 +18,7 @@
 #include <new>
 #include <vector>
 
+#include "engine/query_memory.h"
 #include "engine/value.h"
 
 namespace datalog {
@@ -45,12 +46,19 @@ struct LargeBufferAllocator {
   T* allocate(std::size_t n) {
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < kLargeBlockBytes) return static_cast<T*>(::operator new(bytes));
-    return static_cast<T*>(take_large_block(bytes));
+    QueryMemory::reserve(bytes);  // the query's memory budget may refuse it (query_memory.h)
+    try {
+      if (bytes < kLargeBlockBytes) return static_cast<T*>(::operator new(bytes));
+      return static_cast<T*>(take_large_block(bytes));
+    } catch (...) {
+      QueryMemory::on_free(bytes);
+      throw;
+    }
   }
 
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
+    QueryMemory::on_free(bytes);
     if (bytes < kLargeBlockBytes) {
       ::operator delete(p);
       return;

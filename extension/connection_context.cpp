@@ -44,6 +44,7 @@ void ConnectionContext::register_table(const std::string& schema, const std::str
 std::optional<std::int64_t>* ConnectionContext::limit_slot(const std::string& name) {
   if (name == "max_results") return &connection_limits_.max_results;
   if (name == "max_derived_facts") return &connection_limits_.max_derived_facts;
+  if (name == "max_memory_mb") return &connection_limits_.max_memory_mb;
   return nullptr;
 }
 
@@ -77,6 +78,18 @@ std::int64_t effective_limit(std::optional<std::int64_t> connection, std::option
   return n == 0 ? std::numeric_limits<std::int64_t>::max() : n;
 }
 
+// The memory budget in bytes (0: none): the connection's or the table's max_memory_mb, else the
+// default; SQLite's heap limits, where the application set them, bound it too.
+std::int64_t memory_budget(std::optional<std::int64_t> connection, std::optional<std::int64_t> table,
+                           std::int64_t default_bytes) {
+  const std::int64_t mb = effective_limit(connection, table, default_bytes >> 20);
+  std::int64_t bytes = mb > (std::numeric_limits<std::int64_t>::max() >> 20) ? 0 : mb << 20;
+  for (const sqlite3_int64 heap : {sqlite3_hard_heap_limit64(-1), sqlite3_soft_heap_limit64(-1)}) {
+    if (heap > 0 && (bytes == 0 || heap < bytes)) bytes = heap;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::string& name,
@@ -99,6 +112,9 @@ std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::str
           limits->max_derived_facts =
               effective_limit(connection_limits_.max_derived_facts, it->second.limits.max_derived_facts,
                               defaults.max_derived_facts);
+          limits->max_memory_bytes = memory_budget(connection_limits_.max_memory_mb,
+                                                   it->second.limits.max_memory_mb,
+                                                   defaults.max_memory_bytes);
         }
         return session;
       }

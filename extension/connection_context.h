@@ -33,7 +33,7 @@ class ConnectionContext {
   // disconnect must not remove the new object's entry.
   // limits: the table's max_results / max_derived_facts arguments (nullopt: not given).
   struct TableLimits {
-    std::optional<std::int64_t> max_results, max_derived_facts;
+    std::optional<std::int64_t> max_results, max_derived_facts, max_memory_mb;
   };
   void register_table(const std::string& schema, const std::string& table, const void* owner,
                       const std::shared_ptr<GraphSession>& session, TableLimits limits = {});

@@ -34,7 +34,12 @@ void guarded_call(sqlite3_context* ctx, Body&& body) noexcept {
   try {
     body();
   } catch (const std::bad_alloc&) {
-    sqlite3_result_error_nomem(ctx);
+    const std::string message = memory_limit_message();
+    if (message.empty()) {
+      sqlite3_result_error_nomem(ctx);
+    } else {
+      sqlite3_result_error(ctx, ("datalog: " + message).c_str(), -1);
+    }
   } catch (const std::exception& e) {
     sqlite3_result_error(ctx, (std::string("datalog: internal error: ") + e.what()).c_str(), -1);
   }

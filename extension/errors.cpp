@@ -1,5 +1,8 @@
 #include "extension/errors.h"
 
+#include "engine/eval/eval_context.h"
+#include "engine/query_memory.h"
+
 namespace datalog::ext {
 
 int sqlite_code(const store::Status& status) {
@@ -25,6 +28,14 @@ int sqlite_code(const store::Status& status) {
 void set_vtab_error(sqlite3_vtab* vtab, const std::string& message) {
   sqlite3_free(vtab->zErrMsg);
   vtab->zErrMsg = sqlite3_mprintf("datalog: %s", message.c_str());
+}
+
+std::string memory_limit_message() {
+  const std::optional<QueryMemory::Refusal> refusal = QueryMemory::take_refusal();
+  if (!refusal) return std::string();
+  eval::Limits limits;
+  limits.max_memory_bytes = static_cast<std::int64_t>(refusal->budget);
+  return eval::max_memory_exceeded(limits, refusal->held).message();
 }
 
 int report(sqlite3_vtab* vtab, const store::Status& status) {

@@ -230,9 +230,8 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
   table->busy_timeout = options.busy_timeout;
   table->schema = schema;
   table->name = name;
-  context->register_table(table->schema, table->name, table.get(), table->session,
-                          {options.max_results, options.max_derived_facts});
-  table->limits = {options.max_results, options.max_derived_facts};
+  table->limits = {options.max_results, options.max_derived_facts, options.max_memory_mb};
+  context->register_table(table->schema, table->name, table.get(), table->session, table->limits);
   *out = table.release();
   return SQLITE_OK;
 }

@@ -54,7 +54,7 @@ bool parse_store_arguments(sqlite3* db, const char* schema, const char* table, i
     if (eq == std::string_view::npos || quoted) {
       if (i != 0 || file_given) {
         *error = fmt::format("unexpected argument {}: expected key=value (file, busy_timeout, "
-                             "map_size_mb, max_results, max_derived_facts)", arg);
+                             "map_size_mb, max_results, max_derived_facts, max_memory_mb)", arg);
         return false;
       }
       file = dequote(arg);
@@ -94,9 +94,15 @@ bool parse_store_arguments(sqlite3* db, const char* schema, const char* table, i
         return false;
       }
       (key == "max_results" ? out->max_results : out->max_derived_facts) = number;
+    } else if (key == "max_memory_mb") {
+      if (!parse_number(value, &number)) {
+        *error = fmt::format("max_memory_mb must be a number of MiB (0: no limit), got '{}'", value);
+        return false;
+      }
+      out->max_memory_mb = number;
     } else {
       *error = fmt::format("unknown argument '{}': expected file, busy_timeout, map_size_mb, "
-                           "max_results or max_derived_facts",
+                           "max_results, max_derived_facts or max_memory_mb",
                            key);
       return false;
     }

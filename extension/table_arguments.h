@@ -8,6 +8,7 @@
 //     busy_timeout  ms a writer waits for another writer before SQLITE_BUSY (default 5000)
 //     map_size_mb   initial LMDB map size (default 65536; address space, not disk; it grows)
 //     max_results, max_derived_facts   limits of queries on this graph (0: none; README "Limits")
+//     max_memory_mb                     the memory a query on this graph may hold (0: none)
 #pragma once
 
 #include <chrono>
@@ -25,7 +26,7 @@ struct StoreTableOptions {
   std::chrono::milliseconds busy_timeout{5000};
   std::size_t map_bytes = 0;  // 0: the store's default
   // Result limits of queries on this table's graph (0: none); nullopt: the defaults.
-  std::optional<std::int64_t> max_results, max_derived_facts;
+  std::optional<std::int64_t> max_results, max_derived_facts, max_memory_mb;
 };
 
 // Parses module arguments argv[0..argc) (SQLite's argv[3..]) of table `table` of `schema`;

@@ -33,6 +33,14 @@ Status max_iterations_exceeded(const Limits& limits) {
                 fmt::format("Max iterations ({}) exceeded", limits.max_iterations));
 }
 
+Status max_memory_exceeded(const Limits& limits, std::size_t held) {
+  return Status(StatusCode::InvalidArgument,
+                fmt::format("Query memory limit ({} MiB) exceeded: the query needed {} MiB. Raise the "
+                            "limit with datalog_limit('max_memory_mb', n) on the connection, or the "
+                            "store table's max_memory_mb argument (0: none)",
+                            limits.max_memory_bytes >> 20, held >> 20));
+}
+
 std::optional<std::string> sql_function_name(const std::string& name) {
   if (name.size() <= kSqlPrefix.size() || name.compare(0, kSqlPrefix.size(), kSqlPrefix) != 0) {
     return std::nullopt;
@@ -40,7 +48,28 @@ std::optional<std::string> sql_function_name(const std::string& name) {
   return name.substr(kSqlPrefix.size());
 }
 
+// The query's buffers may not take the thread past where it stood plus the budget: one growth
+// step of a relation is refused there, instead of overshooting the budget by its size.
+EvalContext::EvalContext(GraphReader& graph, TimeView view, Limits limits)
+    : graph_(graph), view_(view), limits_(limits), memory_at_start_(QueryMemory::usage()) {
+  ceiling_before_ = ceiling_ = QueryMemory::ceiling();
+  if (limits_.max_memory_bytes > 0) {
+    const auto budget = static_cast<std::size_t>(limits_.max_memory_bytes);
+    if (budget < SIZE_MAX - memory_at_start_ && memory_at_start_ + budget < ceiling_) {
+      ceiling_ = memory_at_start_ + budget;
+      QueryMemory::set_ceiling(ceiling_);
+      QueryMemory::set_budget(budget);
+    }
+  }
+}
+
+EvalContext::~EvalContext() {
+  // Queries end in any order (streaming cursors): restore only what is still this query's.
+  if (QueryMemory::ceiling() == ceiling_) QueryMemory::set_ceiling(ceiling_before_);
+}
+
 Status EvalContext::check_interrupt() {
+  DATALOG_RETURN_IF_ERROR(check_memory());
   if (!interrupted_ || (++interrupt_tick_ % kInterruptCheckEvery) != 0) return Status::OK();
   const auto now = std::chrono::steady_clock::now();
   if (now - last_poll_ < kPollEvery) return Status::OK();

@@ -17,6 +17,7 @@
 
 #include "engine/datom.h"
 #include "engine/functions/aggregates.h"
+#include "engine/query_memory.h"
 #include "engine/functions/regex.h"
 #include "engine/status.h"
 #include "engine/storage.h"
@@ -36,12 +37,15 @@ struct Limits {
   std::int64_t max_results = 1'000'000;
   std::int64_t max_derived_facts = 1'000'000;
   std::int64_t max_iterations = 100'000;  // semi-naive rounds; a chain of n needs n
+  // What the evaluation may hold (engine/query_memory.h); 0: no limit.
+  std::int64_t max_memory_bytes = std::int64_t{2} << 30;
 };
 
 // The errors of exceeding each limit, in Minigraf's words (LANGUAGE.md §17).
 Status max_results_exceeded(const Limits& limits);
 Status max_derived_facts_exceeded(const Limits& limits);
 Status max_iterations_exceeded(const Limits& limits);
+Status max_memory_exceeded(const Limits& limits, std::size_t held);
 
 // The functions of the host (the SQL functions of the connection, §16), for names the engine
 // does not know or that are written with the prefix `sql/`. Each call says *found = false when
@@ -70,16 +74,26 @@ std::optional<std::string> sql_function_name(const std::string& name);
 
 class EvalContext {
  public:
-  EvalContext(GraphReader& graph, TimeView view, Limits limits)
-      : graph_(graph), view_(view), limits_(limits) {}
+  EvalContext(GraphReader& graph, TimeView view, Limits limits);
+  ~EvalContext();
+  EvalContext(const EvalContext&) = delete;
+  EvalContext& operator=(const EvalContext&) = delete;
 
   GraphReader& graph() { return graph_; }
   const TimeView& view() const { return view_; }
   const Limits& limits() const { return limits_; }
 
   void set_interrupt(std::function<bool()> check) { interrupted_ = std::move(check); }
-  // Returns Interrupted when the caller asked to stop; cheap enough for inner loops.
+  // Returns Interrupted when the caller asked to stop, or the memory limit's error when the
+  // query holds more than its budget; cheap enough for inner loops.
   Status check_interrupt();
+  Status check_memory() {
+    if (limits_.max_memory_bytes <= 0) return Status::OK();
+    const std::size_t now = QueryMemory::usage();
+    const std::size_t held = now > memory_at_start_ ? now - memory_at_start_ : 0;
+    if (held <= static_cast<std::size_t>(limits_.max_memory_bytes)) return Status::OK();
+    return max_memory_exceeded(limits_, held);
+  }
 
   void set_external_functions(ExternalFunctions* f) { external_ = f; }
   ExternalFunctions* external_functions() const { return external_; }
@@ -117,6 +131,8 @@ class EvalContext {
   GraphReader& graph_;
   TimeView view_;
   Limits limits_;
+  std::size_t memory_at_start_;
+  std::size_t ceiling_before_ = 0, ceiling_ = 0;  // QueryMemory's ceiling around this query
   std::function<bool()> interrupted_;
   ExternalFunctions* external_ = nullptr;
   std::uint32_t interrupt_tick_ = 0;

@@ -51,6 +51,38 @@ EvalContext::Callee resolve_callee(const ast::Expr& e) {
 
 constexpr std::size_t kInlineArgs = 4;  // most calls take fewer: no heap for their arguments
 
+// Text a function made counts towards the query's memory (engine/query_memory.h): a chain of
+// (str ?s ?s) doubles it at each step, and must stop at the budget, not at the machine's end.
+std::size_t text_bytes(const Value& v) {
+  if (v.is(ValueKind::String)) return v.as_string().size();
+  if (v.is(ValueKind::Keyword)) return v.as_keyword().size();
+  if (v.is(ValueKind::Bytes)) return v.as_bytes().size();
+  return 0;
+}
+
+// Before a call over large text: its result may be as large as its arguments (str, replace, ...)
+// and is built in a buffer first, so a call that could take the query past its budget is refused
+// before it makes that text (twice the arguments' bytes).
+Status check_room_for(EvalContext& ctx, std::span<const Value> args) {
+  constexpr std::size_t kLargeText = std::size_t{1} << 20;
+  std::size_t bytes = 0;
+  for (const Value& v : args) bytes += text_bytes(v);
+  if (bytes < kLargeText) return Status::OK();
+  bytes *= 2;
+  QueryMemory::on_text(bytes);  // as if made, for the check; then taken back
+  const Status st = ctx.check_memory();
+  QueryMemory::on_untext(bytes);
+  return st;
+}
+
+Status count_text(EvalContext& ctx, const std::optional<Value>& v) {
+  if (!v) return Status::OK();
+  const std::size_t bytes = text_bytes(*v);
+  if (bytes == 0) return Status::OK();
+  QueryMemory::on_text(bytes);
+  return ctx.check_memory();
+}
+
 Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel, RowView row,
                        std::optional<Value>* out) {
   using Kind = EvalContext::Callee::Kind;
@@ -78,7 +110,9 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
     args[i] = std::move(*v);
   }
   switch (callee.kind) {
-    case Kind::Sql: return call_external(ctx, callee.name, args, out);
+    case Kind::Sql:
+      DATALOG_RETURN_IF_ERROR(call_external(ctx, callee.name, args, out));
+      return count_text(ctx, *out);
     case Kind::Regex: {
       const std::size_t p = functions::regex_pattern_argument(e.op);
       if (!args[p].is(ValueKind::String)) {
@@ -92,14 +126,16 @@ Status call_expression(EvalContext& ctx, const ast::Expr& e, const Relation& rel
     }
     case Kind::Builtin: {
       if (!callee.builtin->arity.accepts(args.size())) return functions::check_builtin_arity(e.op, args.size());
+      DATALOG_RETURN_IF_ERROR(check_room_for(ctx, args));
       functions::CallResult r = callee.builtin->call(args);
       if (r.failed()) return Status(StatusCode::InvalidArgument, std::move(r.error));
       *out = std::move(r.value);
-      return Status::OK();
+      return count_text(ctx, *out);
     }
     case Kind::External: break;
   }
-  return call_external(ctx, callee.name, args, out);
+  DATALOG_RETURN_IF_ERROR(call_external(ctx, callee.name, args, out));
+  return count_text(ctx, *out);
 }
 
 }  // namespace

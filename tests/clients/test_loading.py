@@ -267,17 +267,17 @@ def test_map_size_grows_past_a_small_initial_map(tmp_path):
         ("map_size_mb=0", "datalog: map_size_mb must be a number from 1 to 16777216, got '0'"),
         ("map_size_mb='big'", "datalog: map_size_mb must be a number from 1 to 16777216, got 'big'"),
         ("foo=1", "datalog: unknown argument 'foo': expected file, busy_timeout, map_size_mb, "
-                  "max_results or max_derived_facts"),
+                  "max_results, max_derived_facts or max_memory_mb"),
         (
             "'x.graph', 'y.graph'",
             "datalog: unexpected argument 'y.graph': expected key=value (file, busy_timeout, "
-            "map_size_mb, max_results, max_derived_facts)",
+            "map_size_mb, max_results, max_derived_facts, max_memory_mb)",
         ),
         ("file='a.graph', file='b.graph'", "datalog: the graph file is given twice"),
         ("''", "datalog: the graph file name is empty"),
         ("FILE='x.graph'",
          "datalog: unknown argument 'FILE': expected file, busy_timeout, map_size_mb, "
-         "max_results or max_derived_facts"),
+         "max_results, max_derived_facts or max_memory_mb"),
         ("max_results=-1", "datalog: max_results must be a number of rows (0: no limit), got '-1'"),
         ("busy_timeout=99999999999999999999",
          "datalog: busy_timeout must be a number of milliseconds from 0 to 2147483647, got "
