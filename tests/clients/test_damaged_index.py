@@ -1,0 +1,105 @@
+"""Damaged-index sweep (issue 20's standing suite): copies of a real index, damaged four ways,
+each opened and queried in a child process. The facts live in the log, so every answer must be
+the whole graph; a damaged index must never kill the process.
+
+DAMAGE_COPIES sets the copies per kind (default 25; the long run in the closing note used 300).
+Truncated copies are rebuilt from the log. Pages damaged in place (zeroed, bit flips, random
+bytes) are read by LMDB, which checks nothing: some still crash the reader, which is what the
+strict xfail marks say until that is fixed."""
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import EXT, connect, known_bug
+
+COPIES = int(os.environ.get("DAMAGE_COPIES", "25"))
+FACTS = 20000
+PAGE = 4096
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pristine")
+    conn = connect(folder / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("SELECT datalog_exec('g', ?)", ("(transact [" + " ".join(
+        f'[{i} :n {i}] [{i} :s "value {i} {"x" * (i % 300)}"]' for i in range(1, FACTS + 1)) + "])",))
+    conn.close()
+    return folder
+
+
+def damage(kind, index, rng):
+    size = index.stat().st_size
+    with open(index, "r+b") as f:
+        if kind == "truncated":
+            f.truncate(rng.randrange(0, size))
+        elif kind == "zeroed page":
+            f.seek(rng.randrange(2, size // PAGE) * PAGE)
+            f.write(bytes(PAGE))
+        elif kind == "bit flips":
+            for _ in range(rng.randrange(1, 9)):
+                at = rng.randrange(2 * PAGE, size)
+                f.seek(at)
+                byte = f.read(1)[0]
+                f.seek(at)
+                f.write(bytes([byte ^ (1 << rng.randrange(8))]))
+        else:  # random page
+            f.seek(rng.randrange(2, size // PAGE) * PAGE)
+            f.write(rng.randbytes(PAGE))
+
+
+def query_in_child(folder):
+    script = textwrap.dedent(f"""
+        import sqlite3
+        conn = sqlite3.connect({str(folder / 'app.db')!r}, isolation_level=None)
+        conn.enable_load_extension(True)
+        conn.load_extension({EXT!r})
+        try:
+            print(*conn.execute("SELECT count(*), sum(length(v)) FROM g").fetchone())
+        except sqlite3.Error as e:
+            print(e.sqlite_errorname, e)
+    """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+
+
+def sweep(pristine, tmp_path, kind):
+    rng = random.Random(f"damage-{kind}")
+    expected = query_in_child(pristine).stdout
+    signals, errors, wrong = [], [], []
+    for copy in range(COPIES):
+        folder = tmp_path / f"copy{copy}"
+        folder.mkdir()
+        shutil.copy(pristine / "app.db", folder / "app.db")
+        shutil.copy(pristine / "app.db-g.graph", folder / "app.db-g.graph")
+        damage(kind, folder / "app.db-g.graph", rng)
+        out = query_in_child(folder)
+        if out.returncode < 0:
+            signals.append(signal.Signals(-out.returncode).name)
+        elif out.stdout != expected:
+            (errors if "SQLITE_" in out.stdout else wrong).append(out.stdout.strip())
+        shutil.rmtree(folder)
+    print(f"{kind}: {COPIES} copies, {len(signals)} signals {sorted(set(signals))}, "
+          f"{len(errors)} errors, {len(wrong)} wrong answers")
+    return signals, errors, wrong
+
+
+def test_truncated_indexes_are_rebuilt(pristine, tmp_path):
+    signals, errors, wrong = sweep(pristine, tmp_path, "truncated")
+    assert (signals, errors, wrong) == ([], [], [])
+
+
+@known_bug("an index damaged in place (zeroed page, bit flips, random bytes) is read by LMDB "
+           "without checks and can still kill the reader (SIGABRT) or answer wrongly")
+def test_indexes_damaged_in_place_never_kill_the_reader(pristine, tmp_path):
+    found = {}
+    for kind in ("zeroed page", "bit flips", "random page"):
+        (tmp_path / kind).mkdir()
+        signals, _errors, wrong = sweep(pristine, tmp_path / kind, kind)
+        found[kind] = (signals, wrong)
+    assert found == {kind: ([], []) for kind in found}
