@@ -97,6 +97,13 @@ std::string database_file_named(sqlite3* db, const std::string& path) {
 
 }  // namespace
 
+std::string file_identity(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return std::string();
+  return fmt::format("{}:{}", static_cast<unsigned long long>(st.st_dev),
+                     static_cast<unsigned long long>(st.st_ino));
+}
+
 std::string index_path_beside(const std::string& database_path, const std::string& table) {
   std::string out = database_path + "-";
   for (const char c : table) {

@@ -24,6 +24,10 @@ namespace datalog::ext {
 // %XX, so no name reaches another folder.
 std::string index_path_beside(const std::string& database_path, const std::string& table);
 
+// A file's identity, "device:inode" (empty when it cannot be read): which copy of a database an
+// index was made for.
+std::string file_identity(const std::string& path);
+
 // The graph file of a table of `schema` given as `file` (empty: none given). *path is empty for
 // a private temporary graph (a database without a file and no name given). On a refusal returns
 // false with the reason in *error; nothing is touched on disk.

@@ -1,5 +1,7 @@
 #include "extension/graph_session.h"
 
+#include "extension/graph_path.h"
+
 #include <fmt/format.h>
 
 #include "extension/replay_progress.h"
@@ -56,8 +58,10 @@ Status GraphSession::check_log_and_owner() {
   const std::string& owner_uuid = owner.uuid;
   const std::string& owner_database = owner.database;
   const std::string& owner_table = owner.table;
+  const std::string file = database_file_id();
   Status st;
-  if (owner_uuid == uuid && owner_database == database_path_ && owner_table == log_->table()) {
+  if (owner_uuid == uuid && owner_database == database_path_ && owner_table == log_->table() &&
+      owner.file == file) {
     owner_checked_ = true;
     return Status::OK();
   }
@@ -80,13 +84,13 @@ Status GraphSession::check_log_and_owner() {
                                             : fmt::format("another database ('{}')", owner_database),
                               table, derived_index_path_));
   }
-  // Claim the index: new, moved with its database, or stale (another graph: rebuilt from the log).
+  // Claim the index. Kept only when it was made for this very database file (a table renamed):
+  // an index that came with a copy of the database, or from anywhere else, is not trusted —
+  // LMDB reads its pages without checks — and is rebuilt from the log, as is a stale one.
   std::unique_ptr<store::WriteTxn> w;
   DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout_, &w));
-  if (!owner_uuid.empty() && owner_uuid != uuid) st = w->clear_index();
+  if (!owner_uuid.empty() && (owner_uuid != uuid || owner.file != file)) st = w->clear_index();
   if (st.ok()) st = write_owner(*w, uuid);
-  // Same graph, another place (copied with its database): what it indexes is kept, and checked
-  // against the log like any index.
   if (st.ok()) st = w->commit();
   if (!st.ok()) return st;
   index_changed();
@@ -95,8 +99,10 @@ Status GraphSession::check_log_and_owner() {
 }
 
 Status GraphSession::write_owner(store::WriteTxn& w, const std::string& uuid) {
-  return store::write_index_owner(w, store::IndexOwner{uuid, database_path_, log_->table()});
+  return store::write_index_owner(w, store::IndexOwner{uuid, database_path_, log_->table(), database_file_id()});
 }
+
+std::string GraphSession::database_file_id() const { return file_identity(database_path_); }
 
 // --- keeping the index caught up ---------------------------------------------------------------
 

@@ -123,6 +123,7 @@ class GraphSession {
   void index_changed();
   store::Status check_index_room(const std::vector<store::LogRow>& rows) const;
   store::Status write_owner(store::WriteTxn& w, const std::string& uuid);
+  std::string database_file_id() const;  // "device:inode" of the database file
 
   std::shared_ptr<store::GraphEnv> env_;
   std::chrono::milliseconds busy_timeout_;

@@ -127,6 +127,15 @@ store::DatomScan::ReadAhead read_ahead(StoreCursor* c) {
 
 // --- connecting ------------------------------------------------------------------------------
 
+// Whether an existing index was made for the database file at `database` (its owner records
+// that file's identity).
+bool made_for(const std::shared_ptr<store::GraphEnv>& env, const std::string& database) {
+  std::unique_ptr<store::ReadSnapshot> snapshot;
+  store::IndexOwner owner;
+  if (!store::ReadSnapshot::begin(env, &snapshot).ok() || !snapshot->owner(&owner).ok()) return false;
+  return !owner.file.empty() && owner.file == file_identity(database);
+}
+
 // creating: CREATE VIRTUAL TABLE (xCreate), the only way to make a new graph file. Connecting
 // to a table of an existing schema (xConnect, also run by PRAGMA table_info or .schema on a
 // database from elsewhere) opens an existing graph or fails.
@@ -174,11 +183,14 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
     st = store::GraphEnv::open(options.path, open_options, &env);
     if (st.ok()) context->keep_temp_graph(qualified, env);
   } else {
+    const bool existed = ::access(options.path.c_str(), F_OK) == 0;
     st = store::GraphEnv::open(options.path, open_options, &env);
     const bool unusable = st.code() == StatusCode::Corrupt || st.code() == StatusCode::NotAGraph;
-    if (unusable && options.path == derived) {
+    if (options.path == derived && (unusable || (st.ok() && existed && !made_for(env, database)))) {
       // The index at the derived path holds nothing the log does not: a damaged one (truncated,
-      // not LMDB) is removed and made again from the log.
+      // not LMDB), or one not made for this very database file (it came with a copy, or from
+      // someone else: LMDB would read its pages without checks), is removed and made again.
+      env.reset();
       for (const char* suffix : {"", "-lock", "-sync"}) ::unlink((options.path + suffix).c_str());
       open_options.create = true;
       st = store::GraphEnv::open(options.path, open_options, &env);

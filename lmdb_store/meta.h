@@ -30,6 +30,7 @@ inline constexpr std::string_view kIndexedTime = "indexed_time";  // u64 (ms)
 inline constexpr std::string_view kOwnerUuid = "owner_uuid";  // text
 inline constexpr std::string_view kOwnerDatabase = "owner_database";  // text
 inline constexpr std::string_view kOwnerTable = "owner_table";  // text
+inline constexpr std::string_view kOwnerFile = "owner_file";  // text: "device:inode" of the database
 }  // namespace meta_key
 
 // Entity ids handed to idents start here, leaving [0, 2^52) to applications that use their own

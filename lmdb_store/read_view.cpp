@@ -36,6 +36,7 @@ Status ReadSnapshot::owner(IndexOwner* out) const {
   const MDB_dbi meta = env_->tables().meta;
   DATALOG_RETURN_IF_ERROR(read_text(txn_, meta, meta_key::kOwnerUuid, &out->uuid));
   DATALOG_RETURN_IF_ERROR(read_text(txn_, meta, meta_key::kOwnerDatabase, &out->database));
+  DATALOG_RETURN_IF_ERROR(read_text(txn_, meta, meta_key::kOwnerFile, &out->file));
   return read_text(txn_, meta, meta_key::kOwnerTable, &out->table);
 }
 
@@ -52,6 +53,7 @@ Status graph_stats(WriteTxn& w, GraphStats* out) { return read_graph_stats(w.txn
 Status write_index_owner(WriteTxn& w, const IndexOwner& owner) {
   DATALOG_RETURN_IF_ERROR(w.set_meta_text(meta_key::kOwnerUuid, owner.uuid));
   DATALOG_RETURN_IF_ERROR(w.set_meta_text(meta_key::kOwnerDatabase, owner.database));
+  DATALOG_RETURN_IF_ERROR(w.set_meta_text(meta_key::kOwnerFile, owner.file));
   return w.set_meta_text(meta_key::kOwnerTable, owner.table);
 }
 

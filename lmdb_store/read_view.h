@@ -36,6 +36,7 @@ struct IndexPosition {
 // Who the index belongs to (meta.h kOwner*); empty when nobody claimed it yet.
 struct IndexOwner {
   std::string uuid, database, table;
+  std::string file;  // the database file's identity ("device:inode"): which copy of it
 };
 
 class ReadSnapshot {
