@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -701,6 +702,12 @@ class WriteTxn::Replayer final : public LogRecordVisitor {
  public:
   explicit Replayer(WriteTxn& w) : w_(w) {}
   Status ident(EntityId id, const Value& name) override {
+    // Writers give idents ids from 2^52 up (meta.h); the log of a hostile database may not.
+    if (id < static_cast<EntityId>(kFirstIdentId) || id == std::numeric_limits<EntityId>::max()) {
+      return Status(StatusCode::Corrupt,
+                    fmt::format("the graph's log gives ident {} the id {}, outside the ident range",
+                                name.to_edn(), id));
+    }
     EntityId found = 0;
     bool created = false;
     DATALOG_RETURN_IF_ERROR(create_ident(w_.txn(), w_.env_->tables(), name, id, &found, &created));

@@ -592,7 +592,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
                     std::fabs(d.v.as_float() - *near) <= std::numeric_limits<double>::epsilon())) {
         return true;
       }
-      matches.emplace_back(d.e, d.a, d.v, d.tx, d.valid_from, d.valid_to);
+      matches.push_back(Match{d.e, d.a, d.v, d.tx, d.valid_from, d.valid_to});
       return true;
     });
   };
