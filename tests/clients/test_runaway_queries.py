@@ -49,3 +49,32 @@ def test_interrupt_stops_a_runaway_query(g):
     timer.join()
     assert time.monotonic() - started < 1.0
     assert rows(g, "SELECT count(*) FROM g") == [(3000,)]
+
+
+# Other long loops: rules, aggregation over a large product, string functions per row. Each is
+# stopped by an interrupt at 0.2 s within a second (unstopped each takes several seconds).
+SHAPES = {
+    "3-way rule": ("(rule [(pair ?a ?b) [?a :n ?x] [?b :n ?y] [(< ?x ?y)]])",
+                   "(query [:find (count ?a) :where (pair ?a ?b)])"),
+    "aggregation": (None, "(query [:find ?x (count ?b) :where [?a :n ?x] [?b :n ?y] [(< ?x ?y)]])"),
+    "string functions": (None, "(query [:find (count ?s) :where [?a :n ?x] [?b :n ?y] "
+                               "[(str ?x \"-\" ?y) ?s] [(count ?s) ?l] [(> ?l 100)]])"),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_interrupt_stops_every_long_loop(g, shape):
+    rule, query = SHAPES[shape]
+    g.execute("SELECT datalog_limit('max_results', 0)")
+    g.execute("SELECT datalog_limit('max_derived_facts', 0)")
+    g.execute("SELECT datalog_limit('max_memory_mb', 0)")
+    if rule:
+        g.execute("SELECT datalog_exec('g', ?)", (rule,))
+    timer = threading.Timer(0.2, g.interrupt)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+        rows(g, "SELECT * FROM datalog_q('g', ?)", (query,))
+    timer.join()
+    assert time.monotonic() - started < 1.0
+    assert rows(g, "SELECT count(*) FROM g") == [(3000,)]
