@@ -3,6 +3,7 @@ with a clear error instead of exhausting the machine, and the process stays heal
 
 Each case runs in a child process, which reports the error and its peak resident memory."""
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -38,7 +39,12 @@ def run_child(tmp_path, setup, query):
         peak_mb = int(hwm.split()[1]) // 1024
         print(json.dumps({{"error": error, "healthy": healthy, "peak_mb": peak_mb}}))
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    env = dict(os.environ)
+    if "asan" in env.get("LD_PRELOAD", ""):
+        # AddressSanitizer keeps freed memory in quarantine (256 MB by default): not the query's.
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         env=env)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
