@@ -34,7 +34,6 @@ void QueryMemory::reserve(std::size_t bytes) {
 // A buffer allocated on another thread may be freed on this one: never below zero.
 void QueryMemory::on_free(std::size_t bytes) noexcept { t_counters.buffers = less(t_counters.buffers, bytes); }
 void QueryMemory::on_text(std::size_t bytes) noexcept { t_counters.text += bytes; }
-void QueryMemory::on_untext(std::size_t bytes) noexcept { t_counters.text = less(t_counters.text, bytes); }
 std::size_t QueryMemory::usage() noexcept { return t_counters.buffers + t_counters.text; }
 std::size_t QueryMemory::ceiling() noexcept { return t_counters.ceiling; }
 void QueryMemory::set_ceiling(std::size_t bytes) noexcept { t_counters.ceiling = bytes; }

@@ -25,7 +25,6 @@ class QueryMemory {
   static void reserve(std::size_t bytes);
   static void on_free(std::size_t bytes) noexcept;
   static void on_text(std::size_t bytes) noexcept;
-  static void on_untext(std::size_t bytes) noexcept;  // takes back an on_text
   // Bytes held by this thread's evaluations (buffers in use plus text made).
   static std::size_t usage() noexcept;
 

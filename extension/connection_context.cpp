@@ -1,5 +1,7 @@
 #include "extension/connection_context.h"
 
+#include "extension/sql_values.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -22,15 +24,6 @@ namespace {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
-}
-
-std::string quote_identifier(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
 }
 
 }  // namespace

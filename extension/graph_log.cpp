@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "extension/sql_values.h"
+
 namespace datalog::ext {
 
 using store::Status;
@@ -11,18 +13,8 @@ using store::StatusCode;
 
 namespace {
 
-// An SQL identifier in double quotes, with embedded quotes doubled.
-std::string quoted(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + '"';
-}
-
 std::string shadow(const std::string& schema, const std::string& table, const char* suffix) {
-  return quoted(schema) + "." + quoted(table + "_" + suffix);
+  return quote_identifier(schema) + "." + quote_identifier(table + "_" + suffix);
 }
 
 StatusCode code_of(int rc) {
@@ -74,8 +66,8 @@ Status GraphLog::rename(sqlite3* db, const std::string& schema, const std::strin
                         const std::string& to) {
   return run(db,
              fmt::format("ALTER TABLE {} RENAME TO {}; ALTER TABLE {} RENAME TO {};",
-                         shadow(schema, from, "log"), quoted(to + "_log"),
-                         shadow(schema, from, "meta"), quoted(to + "_meta")),
+                         shadow(schema, from, "log"), quote_identifier(to + "_log"),
+                         shadow(schema, from, "meta"), quote_identifier(to + "_meta")),
              "cannot rename the graph's log tables");
 }
 
@@ -116,7 +108,7 @@ Status GraphLog::prepare(sqlite3_stmt** stmt, const std::string& sql) {
 Status GraphLog::exists(bool* out) {
   sqlite3_stmt* stmt = nullptr;
   const std::string sql = fmt::format("SELECT 1 FROM {}.sqlite_schema WHERE type = 'table' AND name = ?",
-                                      quoted(schema_));
+                                      quote_identifier(schema_));
   int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr);
   if (rc != SQLITE_OK) return sql_error(rc, "cannot look for the log");
   const std::string name = table_ + "_log";

@@ -239,7 +239,6 @@ Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
       return st;
     }
     if (at_tip(pos, tip) && writer_->tx() == tip.tx + 1) {
-      write_base_seq_ = tip.seq;
       writer_->set_log_base(tip.seq);
       return Status::OK();
     }
@@ -265,7 +264,7 @@ Status GraphSession::flush_log() {
   if (!writer_->has_log()) return Status::OK();
   std::vector<store::LogRow> rows = writer_->take_log();
   DATALOG_RETURN_IF_ERROR(check_index_room(rows));
-  DATALOG_RETURN_IF_ERROR(log_->append(rows, write_base_seq_));
+  DATALOG_RETURN_IF_ERROR(log_->append(rows, writer_->log_base()));
   return writer_->set_indexed(rows.back().seq, rows.back().tx_time_ms);
 }
 

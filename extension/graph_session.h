@@ -130,7 +130,6 @@ class GraphSession {
   std::unique_ptr<GraphLog> log_;
   std::string database_path_, derived_index_path_;
   bool owner_checked_ = false;
-  std::uint64_t write_base_seq_ = 0;  // the log's last seq when the write transaction began
   store::Status last_index_error_;
   std::unique_ptr<store::WriteTxn> writer_;
   std::weak_ptr<store::ReadSnapshot> snapshot_;

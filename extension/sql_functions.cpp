@@ -10,15 +10,6 @@ namespace datalog::ext {
 
 namespace {
 
-// "name" as an SQL identifier, so names like email? reach the function.
-std::string quoted(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 IdentNamer namer_of(GraphReader& graph) {
   return [&graph](EntityId id, std::optional<Value>* out) { return graph.ident_of(id, out); };
@@ -178,7 +169,7 @@ Status SqlFunctions::call(GraphReader& graph, const std::string& name, const std
                   fmt::format("SQL function '{}' does not take {} argument{}", name, n, n == 1 ? "" : "s"));
   }
   if (origin_ && origin_->from_schema()) DATALOG_RETURN_IF_ERROR(check_allowed(origin_->schema_object, name, false, n));
-  std::string sql = "SELECT " + quoted(name) + "(";
+  std::string sql = "SELECT " + quote_identifier(name) + "(";
   for (int i = 1; i <= n; ++i) sql += fmt::format("{}?{}", i > 1 ? ", " : "", i);
   sql += ")";
   sqlite3_stmt* stmt = nullptr;
@@ -217,7 +208,7 @@ Status SqlFunctions::make_aggregate(GraphReader& graph, const std::string& name,
 Status SqlFunctions::aggregate_over(GraphReader& graph, const std::string& name,
                                     std::span<const Value> values, Value* out) {
   sqlite3_stmt* stmt = nullptr;
-  DATALOG_RETURN_IF_ERROR(statement("SELECT " + quoted(name) + "(value) FROM datalog_values(?1)", &stmt));
+  DATALOG_RETURN_IF_ERROR(statement("SELECT " + quote_identifier(name) + "(value) FROM datalog_values(?1)", &stmt));
   ValueList list{values, namer_of(graph)};
   ResetOnExit reset(stmt);  // before list goes: the statement holds a pointer to it
   sqlite3_bind_pointer(stmt, 1, &list, kValueListPointerType, nullptr);
@@ -248,9 +239,9 @@ Status SqlFunctions::window(GraphReader& graph, const std::string& name, std::sp
   // once per prefix (SQLite refuses OVER for it).
   const std::string sql =
       window_capable
-          ? "SELECT ord, " + quoted(name) +
+          ? "SELECT ord, " + quote_identifier(name) +
                 "(value) OVER (ORDER BY ord ROWS UNBOUNDED PRECEDING) FROM datalog_values(?1)"
-          : "SELECT o.ord, (SELECT " + quoted(name) +
+          : "SELECT o.ord, (SELECT " + quote_identifier(name) +
                 "(i.value) FROM datalog_values(?1) i WHERE i.ord <= o.ord) FROM datalog_values(?1) o";
   sqlite3_stmt* stmt = nullptr;
   DATALOG_RETURN_IF_ERROR(statement(sql, &stmt));

@@ -49,6 +49,15 @@ std::string_view text_of(sqlite3_value* v) {
   return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : "";
 }
 
+std::string quote_identifier(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
 std::optional<ValueKind> kind_from_name(std::string_view name) {
   for (ValueKind k : kAllKinds) {
     if (kind_name(k) == name) return k;

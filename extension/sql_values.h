@@ -39,6 +39,9 @@ using IdentNamer = std::function<store::Status(EntityId id, std::optional<Value>
 // The whole text of an SQL value, NUL bytes included (valid until the value changes).
 std::string_view text_of(sqlite3_value* v);
 
+// An SQL identifier in double quotes, embedded quotes doubled.
+std::string quote_identifier(const std::string& name);
+
 std::optional<ValueKind> kind_from_name(std::string_view name);
 std::string kind_names_list();  // "string, integer, ..." for messages
 

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "extension/sql_values.h"
+
 namespace datalog::ext {
 
 StorePlan choose_store_plan(const UsableConstraints& usable, const store::GraphStats& stats) {
@@ -53,12 +55,10 @@ store::SqlBound sql_bound(sqlite3_value* v) {
       b.type = store::SqlBound::Class::Float;
       b.real = sqlite3_value_double(v);
       break;
-    case SQLITE_TEXT: {
+    case SQLITE_TEXT:
       b.type = store::SqlBound::Class::Text;
-      const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-      b.bytes = std::string_view(p ? p : "", static_cast<std::size_t>(sqlite3_value_bytes(v)));
+      b.bytes = text_of(v);
       break;
-    }
     case SQLITE_BLOB: {
       b.type = store::SqlBound::Class::Blob;
       const auto* p = static_cast<const char*>(sqlite3_value_blob(v));

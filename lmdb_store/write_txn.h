@@ -88,6 +88,7 @@ class WriteTxn {
   // The log's last row when this transaction began: its rows follow it (rules record the row
   // that added or removed them, so readers of older log positions still see what they saw).
   void set_log_base(std::uint64_t seq) { log_base_ = seq; }
+  std::uint64_t log_base() const { return log_base_; }
   // The log rows of what was written, in order (see log_records.h); the log is then empty.
   std::vector<LogRow> take_log();
   bool has_log() const { return !log_rows_.empty(); }

@@ -87,9 +87,10 @@ class EvalContext {
   // Returns Interrupted when the caller asked to stop, or the memory limit's error when the
   // query holds more than its budget; cheap enough for inner loops.
   Status check_interrupt();
-  Status check_memory() {
+  // extra: bytes about to be made, counted as if held.
+  Status check_memory(std::size_t extra = 0) {
     if (limits_.max_memory_bytes <= 0) return Status::OK();
-    const std::size_t now = QueryMemory::usage();
+    const std::size_t now = QueryMemory::usage() + extra;
     const std::size_t held = now > memory_at_start_ ? now - memory_at_start_ : 0;
     if (held <= static_cast<std::size_t>(limits_.max_memory_bytes)) return Status::OK();
     return max_memory_exceeded(limits_, held);

@@ -68,11 +68,7 @@ Status check_room_for(EvalContext& ctx, std::span<const Value> args) {
   std::size_t bytes = 0;
   for (const Value& v : args) bytes += text_bytes(v);
   if (bytes < kLargeText) return Status::OK();
-  bytes *= 2;
-  QueryMemory::on_text(bytes);  // as if made, for the check; then taken back
-  const Status st = ctx.check_memory();
-  QueryMemory::on_untext(bytes);
-  return st;
+  return ctx.check_memory(2 * bytes);
 }
 
 Status count_text(EvalContext& ctx, const std::optional<Value>& v) {
