@@ -187,31 +187,24 @@ Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::u
 Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out) {
   out->clear();
   MDB_cursor* cursor = nullptr;
-  int rc = mdb_cursor_open(txn, t.txlog, &cursor);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read transaction log");
-  const std::string header = tx_header_key(tx);
-  MDB_val k = as_val(header), v;
-  rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE);
+  int rc = mdb_cursor_open(txn, t.eavt, &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read eavt");
+  MDB_val k, v;
+  rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
   Status st;
   while (rc == MDB_SUCCESS && st.ok()) {
-    const std::string_view key = as_view(k);
-    if (key.substr(0, 8) != std::string_view(header)) break;
-    if (key.size() == kTxChunkKeySize) {
-      st = decode_tx_chunk(as_view(v), [&](std::string_view dkey, std::string_view vt) -> Status {
-        Datom d;
-        GiantRef giant;
-        if (!decode_datom(IndexId::Eavt, dkey, vt, &d, &giant)) {
-          return Status(StatusCode::Corrupt, "transaction log datom is malformed");
-        }
-        if (giant.giant) DATALOG_RETURN_IF_ERROR(load_giant(txn, t, giant.hash, &d.v));
-        out->push_back(std::move(d));
-        return Status::OK();
-      });
+    Datom d;
+    GiantRef giant;
+    if (!decode_datom(IndexId::Eavt, as_view(k), as_view(v), &d, &giant)) {
+      st = Status(StatusCode::Corrupt, "an eavt record is malformed");
+    } else if (d.tx == tx) {
+      if (giant.giant) st = load_giant(txn, t, giant.hash, &d.v);
+      out->push_back(std::move(d));
     }
-    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+    if (st.ok()) rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
-  if (st.ok() && rc != MDB_SUCCESS && rc != MDB_NOTFOUND) st = status_from_mdb(rc, "read log");
+  if (st.ok() && rc != MDB_SUCCESS && rc != MDB_NOTFOUND) st = status_from_mdb(rc, "read eavt");
   return st;
 }
 

@@ -53,7 +53,8 @@ struct TxInfo {
 Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::optional<TxInfo>* out);
 // The last transaction whose wall time is <= time_ms (0 when none): `:as-of "ISO"`.
 Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::uint64_t* tx);
-// Datoms recorded for tx, in the order they were written.
+// The datoms transaction tx recorded, in EAVT order. A scan of the whole EAVT index: for checks
+// and tests (what a transaction wrote, in order, is its row of the log in SQLite).
 Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out);
 
 // --- rules -------------------------------------------------------------------------------------

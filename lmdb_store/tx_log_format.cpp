@@ -16,13 +16,6 @@ std::string tx_chunk_key(std::uint64_t tx, std::uint32_t chunk) {
   return k;
 }
 
-void append_tx_datom(std::string& chunk, std::string_view eavt_key, std::string_view valid_to) {
-  chunk += static_cast<char>((eavt_key.size() >> 8) & 0xFF);
-  chunk += static_cast<char>(eavt_key.size() & 0xFF);
-  chunk += eavt_key;
-  chunk += valid_to;
-}
-
 Status decode_tx_chunk(std::string_view chunk,
                        const std::function<Status(std::string_view, std::string_view)>& each) {
   std::size_t pos = 0;

@@ -117,7 +117,6 @@ Status WriteTxn::fail(Status st) {
 void WriteTxn::discard_pending() {
   next_ident_ = 0;  // LMDB's counter is right again once the unflushed part is gone
   next_ident_dirty_ = false;
-  pending_log_.clear();
   pending_stats_.clear();
   pending_records_ = 0;
   pending_entities_ = 0;
@@ -213,9 +212,7 @@ Status WriteTxn::write_datom(const Datom& d) {
     ++pending_stats_[d.a].records;
     ++pending_records_;
   }
-  append_tx_datom(pending_log_, eavt_key_, valid_to_);
   ++datom_count_;
-  if (pending_log_.size() >= kTxChunkBytes) DATALOG_RETURN_IF_ERROR(flush_pending());
   dirty_ = true;
   touch();
   return Status::OK();
@@ -441,13 +438,6 @@ Status WriteTxn::flush_pending() {
     DATALOG_RETURN_IF_ERROR(write_counter(txn(), t.meta, meta_key::kNextIdent, static_cast<std::uint64_t>(next_ident_)));
     next_ident_dirty_ = false;
   }
-  if (!pending_log_.empty()) {
-    const std::string key = tx_chunk_key(tx_, next_chunk_++);
-    MDB_val k = as_val(key), v = as_val(pending_log_);
-    const int rc = mdb_put(txn(), t.txlog, &k, &v, 0);
-    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write transaction log");
-    pending_log_.clear();
-  }
   for (const auto& [attr, delta] : pending_stats_) {
     AttributeStats s;
     DATALOG_RETURN_IF_ERROR(read_attribute_stats(txn(), t, attr, &s));
@@ -514,7 +504,6 @@ Status WriteTxn::rollback_to(int level) {
   }
   datom_count_ = restored.datoms_at_start;
   elided_count_ = restored.elided_at_start;
-  next_chunk_ = restored.chunk_at_start;
   dirty_ = restored.dirty_at_start;
   txn_idents_.undo_to(restored.idents_at_start);
   log_rows_.resize(restored.log_rows_at_start);
@@ -545,7 +534,6 @@ Status WriteTxn::rollback_all() {
   log_rows_.clear();
   datom_count_ = 0;
   elided_count_ = 0;
-  next_chunk_ = 0;
   dirty_ = false;
   retracted_ = false;
   tx_ = first_tx_;
@@ -591,7 +579,6 @@ Status WriteTxn::next_transaction() {
   tx_time_ms_ = std::max(now_ms(), tx_time_ms_);
   datom_count_ = 0;
   elided_count_ = 0;
-  next_chunk_ = 0;
   dirty_ = false;
   retracted_ = false;
   touch();
@@ -653,7 +640,7 @@ constexpr std::size_t kLogRowBytes = std::size_t{1} << 20;  // a row body grows 
 }
 
 WriteTxn::Level WriteTxn::new_level(MDB_txn* txn, int savepoint) const {
-  Level level{txn, savepoint, datom_count_, next_chunk_, dirty_, txn_idents_.mark(), elided_count_};
+  Level level{txn, savepoint, datom_count_, dirty_, txn_idents_.mark(), elided_count_};
   level.log_rows_at_start = log_rows_.size();
   if (!log_rows_.empty()) {
     level.log_bytes_at_start = log_rows_.back().body.size();
@@ -772,7 +759,6 @@ Status WriteTxn::finish_replay() {
   sealed_ = true;
   datom_count_ = 0;
   elided_count_ = 0;
-  next_chunk_ = 0;
   return Status::OK();
 }
 

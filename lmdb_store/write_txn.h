@@ -114,7 +114,6 @@ class WriteTxn {
     int savepoint;  // SQLite savepoint level this LMDB transaction stands for; -1 for the root
     // What the counters were when this level began, restored when it is rolled back.
     std::uint64_t datoms_at_start = 0;
-    std::uint32_t chunk_at_start = 0;
     bool dirty_at_start = false;
     std::size_t idents_at_start = 0;
     std::uint64_t elided_at_start = 0;
@@ -162,8 +161,6 @@ class WriteTxn {
   bool retracted_ = false;  // a retraction happened: asserts must look for one at this tx
   std::uint64_t datom_count_ = 0;
   std::uint64_t elided_count_ = 0;  // retractions not stored: they still consume the counter
-  std::uint32_t next_chunk_ = 0;
-  std::string pending_log_;
   std::map<EntityId, StatsDelta> pending_stats_;
   std::int64_t pending_records_ = 0, pending_entities_ = 0;
   Status failure_;

@@ -1,4 +1,5 @@
 // Transaction counters, the transaction log and statistics (write_txn.h, catalog.h).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
@@ -173,7 +174,7 @@ TEST_CASE("counters: tx_as_of_time gives the last transaction at or before a tim
   CHECK(as_of(std::numeric_limits<std::int64_t>::max()) == kCount);
 }
 
-TEST_CASE("counters: read_tx_datoms returns a transaction's datoms in write order",
+TEST_CASE("counters: read_tx_datoms returns a transaction's datoms in EAVT order",
           "[counters][log]") {
   TempDir dir;
   auto env = open_graph(dir.file("log.graph"));
@@ -197,9 +198,9 @@ TEST_CASE("counters: read_tx_datoms returns a transaction's datoms in write orde
   const std::vector<Datom> expected = {
       Datom{1, kA, Value::string("x"), tx, Op::Assert, 0, kForever},
       Datom{1, kB, giant, tx, Op::Assert, -5, 5},
-      Datom{3, kB, Value::ref(1), tx, Op::Assert, 7, 8},
       Datom{2, kA, Value::string("gone"), tx, Op::Retract, time, kForever},
       Datom{2, kA, Value::string("gone"), tx, Op::Reassert, 1, 2},
+      Datom{3, kB, Value::ref(1), tx, Op::Assert, 7, 8},
   };
   CHECK(as_text(tx_datoms(*env, tx)) == as_text(expected));
   CHECK(as_text(tx_datoms(*env, 1)) ==
@@ -212,10 +213,10 @@ TEST_CASE("counters: read_tx_datoms returns a transaction's datoms in write orde
   CHECK(info->time_ms == time);
 }
 
-TEST_CASE("counters: a transaction's log spans several chunks", "[counters][log]") {
+TEST_CASE("counters: a large transaction's datoms and count", "[counters][log]") {
   TempDir dir;
-  auto env = open_graph(dir.file("chunks.graph"));
-  constexpr int kDatoms = 3000;  // about 300 KB of log: several kTxChunkBytes chunks
+  auto env = open_graph(dir.file("large.graph"));
+  constexpr int kDatoms = 3000;
   std::vector<Datom> facts;
   for (int i = 0; i < kDatoms; ++i) {
     facts.push_back(Datom{i % 97, kA,
@@ -224,7 +225,10 @@ TEST_CASE("counters: a transaction's log spans several chunks", "[counters][log]
   }
   const std::uint64_t tx = commit_facts(env, facts);
   for (Datom& d : facts) d.tx = tx;
-  CHECK(as_text(tx_datoms(*env, tx)) == as_text(facts));
+  std::vector<std::string> expected = as_text(facts), read = as_text(tx_datoms(*env, tx));
+  std::sort(expected.begin(), expected.end());
+  std::sort(read.begin(), read.end());
+  CHECK(read == expected);
   const auto info = committed_tx_info(*env, tx);
   REQUIRE(info.has_value());
   CHECK(info->datoms == kDatoms);
