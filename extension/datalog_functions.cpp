@@ -182,8 +182,9 @@ void datalog_stats(sqlite3_context* ctx, int, sqlite3_value** argv) {
                                      u.last_txnid - u.oldest_txnid);
     const std::string text = fmt::format(
         "{{\"graph\":{},\"file_bytes\":{},\"used_bytes\":{},\"map_bytes\":{},\"readers\":{},"
-        "\"oldest_reader\":{},\"log_rows\":{},\"indexed_rows\":{}}}",
-        path_json, u.file_bytes, u.used_bytes, u.map_bytes, u.readers, oldest, log_rows, indexed_rows);
+        "\"oldest_reader\":{},\"log_rows\":{},\"indexed_rows\":{},\"index_format\":{}}}",
+        path_json, u.file_bytes, u.used_bytes, u.map_bytes, u.readers, oldest, log_rows, indexed_rows,
+        session->env().format_version());
     sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   });
 }

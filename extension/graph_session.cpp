@@ -59,9 +59,12 @@ Status GraphSession::check_log_and_owner() {
   const std::string& owner_database = owner.database;
   const std::string& owner_table = owner.table;
   const std::string file = database_file_id();
+  // An index of an older layout (format 2: keys of fixed-width numbers) is emptied and rebuilt
+  // from the log in this build's layout: the index is derived data.
+  const bool old_layout = env_->format_version() < store::kFormatVersion;
   Status st;
   if (owner_uuid == uuid && owner_database == database_path_ && owner_table == log_->table() &&
-      owner.file == file) {
+      owner.file == file && !old_layout) {
     owner_checked_ = true;
     return Status::OK();
   }
@@ -89,10 +92,13 @@ Status GraphSession::check_log_and_owner() {
   // LMDB reads its pages without checks — and is rebuilt from the log, as is a stale one.
   std::unique_ptr<store::WriteTxn> w;
   DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout_, &w));
-  if (!owner_uuid.empty() && (owner_uuid != uuid || owner.file != file)) st = w->clear_index();
+  if (old_layout || (!owner_uuid.empty() && (owner_uuid != uuid || owner.file != file))) {
+    st = w->clear_index();
+  }
   if (st.ok()) st = write_owner(*w, uuid);
   if (st.ok()) st = w->commit();
   if (!st.ok()) return st;
+  if (old_layout) env_->set_format_version(store::kFormatVersion);
   index_changed();
   owner_checked_ = true;
   return Status::OK();

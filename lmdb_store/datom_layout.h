@@ -3,15 +3,18 @@
 // Every index row is one record of the append-only history: an assertion or a retraction of
 // (e, a, v) in transaction tx, with its valid-time interval [valid_from, valid_to).
 //
-//   eavt key: e a V | tx op vf      aevt key: a e V | tx op vf
-//   avet key: a V e | tx op vf      vaet key: r a e | tx op vf   (only when V is a ref to r)
-//   data (all four): vt
+//   eavt key: e a V | tx op vf n     aevt key: a e V | tx op vf n
+//   avet key: a V e | tx op vf n     vaet key: r a e | tx op vf n   (only when V is a ref to r)
+//   data (all four): vt, or nothing when vt is forever
 //
-// e, a, r, vf, vt are sign-flipped big-endian i64 (key_coding.h); tx is big-endian u64; op one
-// byte; V is encode_value. The part before "tx op vf" (the last kTxSuffix bytes) identifies
-// (e, a, v): the records of one fact are adjacent in every index, oldest transaction first, so a
-// scan resolves retractions group by group. Keys fit LMDB's 511-byte limit: V is at most
-// kMaxEncodedValue bytes.
+// e, a, r, vf are ordered signed integers and tx an ordered unsigned one (key_coding.h: 1 to 9
+// bytes, small numbers short); op is one byte; V is encode_value; n, the last byte, is the
+// length of "tx op vf", so the fact part of a key is found without decoding it. vt, when
+// bounded, is a sign-flipped big-endian i64. The fact part (e, a, v) comes first: the records of
+// one fact are adjacent in every index, oldest transaction first, so a scan resolves retractions
+// group by group. (n cannot disturb that order: the encodings before it are self-delimiting, so
+// two keys differ before it.) Keys fit LMDB's 511-byte limit: V is at most kMaxEncodedValue
+// bytes. docs/STORAGE.md has the arithmetic.
 #pragma once
 
 #include <cstddef>
@@ -32,13 +35,26 @@ using datalog::Datom;
 using datalog::kForever;
 using datalog::Op;
 
-inline constexpr std::size_t kTxSuffix = 8 + 1 + 8;
+inline constexpr std::size_t kMaxTxSuffix = 9 + 1 + 9 + 1;  // tx op vf n, at their longest
+inline constexpr std::size_t kMaxIdBytes = 9;                // an ordered id at its longest
+
+// The length of key's fact part (everything before "tx op vf n"); 0 when key is malformed.
+std::size_t fact_length(std::string_view key);
+// The length of the key prefix whose first appearance statistics count: the entity (eavt), the
+// (attribute, entity) pair (aevt), the (attribute, value) pair (avet); 0 for vaet or when
+// malformed.
+std::size_t counted_prefix_length(IndexId index, std::string_view key);
 
 // Appends the key of datom in index. For Vaet, datom.v must be a ref.
 void encode_datom_key(std::string& out, IndexId index, const Datom& datom);
 // Appends only the (e, a, v) group prefix of datom's key in index.
 void encode_fact_prefix(std::string& out, IndexId index, EntityId e, EntityId a, const Value& v);
+// Appends "tx op" (the start of a suffix: a prefix of every record of a fact made by op in tx).
+void encode_tx_op(std::string& out, std::uint64_t tx, Op op);
+// Appends "tx op vf n".
 void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from);
+// Appended to a fact part: sorts after every record of the fact.
+inline constexpr char kAfterFact = '\xff';
 std::string encode_valid_to(std::int64_t valid_to);
 void encode_valid_to(std::string& out, std::int64_t valid_to);  // appends
 

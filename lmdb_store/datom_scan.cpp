@@ -120,15 +120,16 @@ Status DatomScan::fill() {
       exhausted_ = true;
       break;
     }
-    if (key.size() < kTxSuffix) return Status(StatusCode::Corrupt, "an index key is malformed");
+    const std::size_t fact_size = fact_length(key);
+    if (fact_size == 0) return Status(StatusCode::Corrupt, "an index key is malformed");
     // Read every record of this fact. The first is decoded straight into the batch, where a fact
     // with one record (the usual case) stays; a longer history is gathered in group_.
-    const std::string_view fact = key.substr(0, key.size() - kTxSuffix);
+    const std::string_view fact = key.substr(0, fact_size);
     // Neighbouring facts mostly differ in their last bytes (AVET's entity, EAVT's value), so
     // those are compared first, inline; the rest only for a fact with a history.
     auto same_fact = [&fact](std::string_view next_key) {
       const std::size_t n = fact.size();
-      if (next_key.size() != n + kTxSuffix) return false;
+      if (next_key.size() <= n || fact_length(next_key) != n) return false;
       if (n >= 8) {
         std::uint64_t mine = 0, theirs = 0;
         std::memcpy(&mine, fact.data() + n - 8, 8);

@@ -43,7 +43,7 @@
 namespace datalog::store {
 
 // 1: the graph file held the only copy of the facts. 2: it is an index of the log in SQLite.
-inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kFormatVersion = 3;
 
 struct Tables {
   MDB_dbi eavt = 0, aevt = 0, avet = 0, vaet = 0;
@@ -76,6 +76,8 @@ class GraphEnv {
   const std::string& path() const { return path_; }
   bool read_only() const { return read_only_; }
   std::uint32_t format_version() const { return format_version_; }
+  // After the index was emptied and made again in this build's format (WriteTxn::clear_index).
+  void set_format_version(std::uint32_t version) { format_version_ = version; }
 
   // Bracket every LMDB transaction. enter_txn waits while the map is being grown.
   void enter_txn();

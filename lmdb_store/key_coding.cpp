@@ -83,6 +83,110 @@ std::uint64_t get_u64(std::string_view in) {
 
 std::int64_t get_i64(std::string_view in) { return static_cast<std::int64_t>(get_u64(in) ^ kSignBit); }
 
+namespace {
+
+// Heads of ordered signed integers, in order. Ident ids (from kIdentBase up) are the most
+// common ids and would all take 8 bytes; their own heads store only their offset from the base.
+constexpr std::uint8_t kNegativeHead = 0x7F;     // 0x7F - n: x < 0, its low n bytes (n: 0..8)
+constexpr std::uint8_t kNonNegativeHead = 0x80;  // 0x80 + n: 0 <= x < 2^48 in n bytes (n: 0..6)
+constexpr std::uint8_t kBelowIdentsHead = 0x87;  // 2^48 <= x < kIdentBase: 7 bytes
+constexpr std::uint8_t kIdentHead = 0x88;        // 0x88 + m: x - kIdentBase < 2^48 in m bytes
+constexpr std::uint8_t kAboveIdentsHead = 0x8F;  // kIdentBase + 2^48 <= x < 2^56: 7 bytes
+constexpr std::uint8_t kLargestHead = 0x90;      // 2^56 <= x: 8 bytes
+constexpr std::uint64_t k2To48 = std::uint64_t{1} << 48;
+constexpr std::uint64_t k2To56 = std::uint64_t{1} << 56;
+
+std::size_t payload_bytes(std::uint64_t x) {
+  return x == 0 ? 0 : static_cast<std::size_t>(8 - std::countl_zero(x) / 8);
+}
+
+void put_low_bytes(std::string& out, std::uint64_t x, std::size_t n) {
+  char bytes[8];
+  for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>((x >> (8 * (n - 1 - i))) & 0xFF);
+  out.append(bytes, n);
+}
+
+std::uint64_t read_bytes(std::string_view in, std::size_t n) {
+  std::uint64_t x = 0;
+  for (std::size_t i = 0; i < n; ++i) x = (x << 8) | static_cast<std::uint8_t>(in[i]);
+  return x;
+}
+
+}  // namespace
+
+void put_ordered_int(std::string& out, std::int64_t x) {
+  if (x < 0) {
+    const std::uint64_t complement = ~static_cast<std::uint64_t>(x);
+    const std::size_t n = payload_bytes(complement);
+    out += static_cast<char>(kNegativeHead - n);
+    put_low_bytes(out, static_cast<std::uint64_t>(x), n);
+    return;
+  }
+  const auto u = static_cast<std::uint64_t>(x);
+  if (u < k2To48) {
+    const std::size_t n = payload_bytes(u);
+    out += static_cast<char>(kNonNegativeHead + n);
+    put_low_bytes(out, u, n);
+  } else if (u < kIdentBase) {
+    out += static_cast<char>(kBelowIdentsHead);
+    put_low_bytes(out, u, 7);
+  } else if (u - kIdentBase < k2To48) {
+    const std::size_t m = payload_bytes(u - kIdentBase);
+    out += static_cast<char>(kIdentHead + m);
+    put_low_bytes(out, u - kIdentBase, m);
+  } else if (u < k2To56) {
+    out += static_cast<char>(kAboveIdentsHead);
+    put_low_bytes(out, u, 7);
+  } else {
+    out += static_cast<char>(kLargestHead);
+    put_low_bytes(out, u, 8);
+  }
+}
+
+void put_ordered_uint(std::string& out, std::uint64_t x) {
+  const std::size_t n = payload_bytes(x);
+  out += static_cast<char>(n);
+  put_low_bytes(out, x, n);
+}
+
+std::size_t ordered_int_length(std::uint8_t head) {
+  if (head <= kNegativeHead) return head >= kNegativeHead - 8 ? 1 + (kNegativeHead - head) : 0;
+  if (head < kBelowIdentsHead) return 1 + (head - kNonNegativeHead);
+  if (head == kBelowIdentsHead || head == kAboveIdentsHead) return 8;
+  if (head < kAboveIdentsHead) return 1 + (head - kIdentHead);
+  return head == kLargestHead ? 9 : 0;
+}
+
+std::size_t get_ordered_int(std::string_view in, std::int64_t* x) {
+  if (in.empty()) return 0;
+  const auto head = static_cast<std::uint8_t>(in[0]);
+  const std::size_t length = ordered_int_length(head);
+  if (length == 0 || in.size() < length) return 0;
+  const std::size_t n = length - 1;
+  const std::uint64_t payload = read_bytes(in.substr(1), n);
+  if (head <= kNegativeHead) {
+    // The low n bytes of x; the bytes above them are all ones.
+    const std::uint64_t high = n == 8 ? 0 : ~std::uint64_t{0} << (8 * n);
+    const std::uint64_t bits = high | payload;
+    if (!(bits & kSignBit)) return 0;  // not negative
+    *x = static_cast<std::int64_t>(bits);
+    return length;
+  }
+  std::uint64_t u = payload;
+  if (head >= kIdentHead && head < kAboveIdentsHead) u += kIdentBase;
+  if (u & kSignBit) return 0;  // beyond INT64_MAX
+  *x = static_cast<std::int64_t>(u);
+  return length;
+}
+
+std::size_t get_ordered_uint(std::string_view in, std::uint64_t* x) {
+  if (in.empty()) return 0;
+  const auto n = static_cast<std::uint8_t>(in[0]);
+  if (n > 8 || in.size() < 1u + n) return 0;
+  *x = read_bytes(in.substr(1), n);
+  return 1 + n;
+}
+
 bool is_giant(const Value& value) {
   return is_text_kind(value.kind()) && text_of(value).size() > kInlineLimit;
 }
@@ -96,14 +200,43 @@ std::uint64_t giant_hash(const Value& value) {
   return hash;
 }
 
+void encode_fixed_value(std::string& out, const Value& value) {
+  std::int64_t x = 0;
+  switch (value.kind()) {
+    case ValueKind::Integer: x = value.as_integer(); break;
+    case ValueKind::Instant: x = value.as_instant(); break;
+    case ValueKind::Ref: x = value.as_ref(); break;
+    default: encode_value(out, value); return;
+  }
+  out += static_cast<char>(value.kind());
+  put_i64(out, x);
+}
+
+DecodedValue decode_fixed_value(std::string_view in) {
+  DecodedValue d;
+  if (in.empty()) return d;
+  const auto kind = static_cast<ValueKind>(in[0]);
+  if (kind != ValueKind::Integer && kind != ValueKind::Instant && kind != ValueKind::Ref) {
+    return decode_value(in);
+  }
+  if (in.size() < 9) return d;
+  const std::int64_t x = get_i64(in.substr(1));
+  d.value = kind == ValueKind::Integer   ? Value::integer(x)
+            : kind == ValueKind::Instant ? Value::instant(x)
+                                         : Value::ref(x);
+  d.length = 9;
+  d.ok = true;
+  return d;
+}
+
 void encode_value(std::string& out, const Value& value) {
   out += static_cast<char>(value.kind());
   switch (value.kind()) {
-    case ValueKind::Integer: put_i64(out, value.as_integer()); return;
+    case ValueKind::Integer: put_ordered_int(out, value.as_integer()); return;
     case ValueKind::Float: put_u64(out, float_bits(value.as_float())); return;
     case ValueKind::Boolean: out += static_cast<char>(value.as_boolean() ? 1 : 0); return;
-    case ValueKind::Instant: put_i64(out, value.as_instant()); return;
-    case ValueKind::Ref: put_i64(out, value.as_ref()); return;
+    case ValueKind::Instant: put_ordered_int(out, value.as_instant()); return;
+    case ValueKind::Ref: put_ordered_int(out, value.as_ref()); return;
     case ValueKind::Uuid:
       out.append(reinterpret_cast<const char*>(value.as_uuid().bytes.data()), 16);
       return;
@@ -134,11 +267,14 @@ DecodedValue decode_value(std::string_view in) {
   const std::string_view body = in.substr(1);
   auto fixed = [&](std::size_t n) { return body.size() >= n; };
   switch (kind) {
-    case ValueKind::Integer:
-      if (!fixed(8)) return d;
-      d.value = Value::integer(get_i64(body));
-      d.length = 9;
+    case ValueKind::Integer: {
+      std::int64_t x = 0;
+      const std::size_t n = get_ordered_int(body, &x);
+      if (n == 0) return d;
+      d.value = Value::integer(x);
+      d.length = 1 + n;
       break;
+    }
     case ValueKind::Float:
       if (!fixed(8)) return d;
       d.value = Value::floating(float_from_bits(get_u64(body)));
@@ -149,16 +285,22 @@ DecodedValue decode_value(std::string_view in) {
       d.value = Value::boolean(body[0] != 0);
       d.length = 2;
       break;
-    case ValueKind::Instant:
-      if (!fixed(8)) return d;
-      d.value = Value::instant(get_i64(body));
-      d.length = 9;
+    case ValueKind::Instant: {
+      std::int64_t x = 0;
+      const std::size_t n = get_ordered_int(body, &x);
+      if (n == 0) return d;
+      d.value = Value::instant(x);
+      d.length = 1 + n;
       break;
-    case ValueKind::Ref:
-      if (!fixed(8)) return d;
-      d.value = Value::ref(get_i64(body));
-      d.length = 9;
+    }
+    case ValueKind::Ref: {
+      std::int64_t x = 0;
+      const std::size_t n = get_ordered_int(body, &x);
+      if (n == 0) return d;
+      d.value = Value::ref(x);
+      d.length = 1 + n;
       break;
+    }
     case ValueKind::Uuid: {
       if (!fixed(16)) return d;
       Uuid u;

@@ -105,7 +105,7 @@ namespace {
 
 std::string id_bytes(EntityId id) {
   std::string s;
-  put_i64(s, id);
+  put_ordered_int(s, id);
   return s;
 }
 

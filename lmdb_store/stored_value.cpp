@@ -20,7 +20,7 @@ std::string encode_stored_value(const Value& value) {
       out += value.as_bytes();
       return out;
     default:
-      encode_value(out, value);  // fixed-width kinds are already their own full form
+      encode_fixed_value(out, value);  // fixed-width kinds are already their own full form
       return out;
   }
 }
@@ -34,7 +34,7 @@ std::optional<Value> decode_stored_value(std::string_view bytes) {
     case ValueKind::Keyword: return Value::keyword(text);
     case ValueKind::Bytes: return Value::bytes(text);
     default: {
-      DecodedValue d = decode_value(bytes);
+      DecodedValue d = decode_fixed_value(bytes);
       if (!d.ok || d.length != bytes.size()) return std::nullopt;
       return d.value;
     }

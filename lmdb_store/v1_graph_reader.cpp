@@ -22,6 +22,30 @@ namespace {
 constexpr std::size_t kRowBytes = std::size_t{1} << 20;  // a writer's rows are cut at this too
 constexpr std::uint32_t kFirstFormat = 1;
 
+// An EAVT key of the first format, as its log chunks hold them: e a (sign-flipped big-endian
+// i64) V (values with 8-byte integers, instants and refs) | tx (u64) op (1 byte) vf (i64); the
+// data is vt (i64). False when malformed.
+bool decode_v1_eavt(std::string_view key, std::string_view data, Datom* d, GiantRef* giant) {
+  constexpr std::size_t kSuffix = 8 + 1 + 8;
+  if (key.size() < 16 + 1 + kSuffix || data.size() != 8) return false;
+  const std::string_view value = key.substr(16, key.size() - 16 - kSuffix);
+  DecodedValue v = decode_fixed_value(value);
+  if (!v.ok || v.length != value.size()) return false;
+  const std::string_view suffix = key.substr(key.size() - kSuffix);
+  const auto op = static_cast<std::uint8_t>(suffix[8]);
+  if (op > static_cast<std::uint8_t>(Op::Reassert)) return false;
+  d->e = get_i64(key);
+  d->a = get_i64(key.substr(8));
+  d->v = std::move(v.value);
+  d->tx = get_u64(suffix);
+  d->op = static_cast<Op>(op);
+  d->valid_from = get_i64(suffix.substr(9));
+  d->valid_to = get_i64(data);
+  giant->giant = v.giant;
+  giant->hash = v.hash;
+  return true;
+}
+
 // Builds rows transaction after transaction and hands each on when it is full or done.
 class RowCutter {
  public:
@@ -168,7 +192,7 @@ class Reading {
       failed_here = true;
       Datom d;
       GiantRef giant;
-      if (!decode_datom(IndexId::Eavt, key, valid_to, &d, &giant)) {
+      if (!decode_v1_eavt(key, valid_to, &d, &giant)) {
         return damaged(fmt::format("transaction {} holds a malformed datom", tx));
       }
       if (d.tx != tx) {
@@ -272,7 +296,7 @@ Status V1GraphReader::open(const std::string& path, std::unique_ptr<V1GraphReade
         StatusCode::NotAGraph,
         fmt::format("'{}' is not a graph of the first storage format: it has format {}{}", path,
                     env->format_version(),
-                    env->format_version() == 2 ? " (the index of a store table's log)" : ""));
+                    env->format_version() >= 2 ? " (the index of a store table's log)" : ""));
   }
   out->reset(new V1GraphReader(std::move(env)));
   return Status::OK();

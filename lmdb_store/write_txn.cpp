@@ -18,25 +18,12 @@ namespace datalog::store {
 
 namespace {
 
-// Length of the key prefix whose first appearance is counted in statistics: an entity (eavt),
-// an (attribute, entity) pair (aevt), an (attribute, value) pair (avet).
-std::size_t counted_prefix(IndexId index, std::size_t key_size) {
-  switch (index) {
-    case IndexId::Eavt: return 8;
-    case IndexId::Aevt: return 16;
-    case IndexId::Avet: return key_size - kTxSuffix - 8;
-    case IndexId::Vaet: return 0;
-  }
-  return 0;
-}
-
 // The EAVT key prefix of (e, a, v)'s records made by op in transaction tx; replaces out.
 void encode_fact_op_prefix(std::string& out, EntityId e, EntityId a, const Value& v,
                            std::uint64_t tx, Op op) {
   out.clear();
   encode_fact_prefix(out, IndexId::Eavt, e, a, v);
-  put_u64(out, tx);
-  out += static_cast<char>(op);
+  encode_tx_op(out, tx, op);
 }
 
 // How often put_record tries MDB_APPEND again after LMDB refused one.
@@ -162,7 +149,7 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, EntityId a, boo
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
   *inserted = true;
-  const std::size_t prefix = counted_prefix(index, key.size());
+  const std::size_t prefix = counted_prefix_length(index, key);
   if (prefix > 0) {
     // Is this the first key with its prefix? Look at the neighbours of the new key.
     const std::string_view mine = key.substr(0, prefix);
@@ -261,7 +248,7 @@ Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::option
   prefix.clear();
   encode_fact_prefix(prefix, IndexId::Eavt, e, a, v);
   const std::size_t fact = prefix.size();
-  prefix.append(kTxSuffix + 1, '\xff');  // sorts after every record of the fact
+  prefix += kAfterFact;
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(IndexId::Eavt, &cursor));
   MDB_val k = as_val(prefix), val;

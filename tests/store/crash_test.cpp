@@ -92,7 +92,7 @@ TEST_CASE("crash: a writer killed mid-transaction leaves exactly the committed t
           as_sorted_text(expected));
     // Nothing of the killed transaction, in any table.
     std::string name_prefix;
-    put_i64(name_prefix, kName);
+    put_ordered_int(name_prefix, kName);
     CHECK(scan_prefix(*env, r.txn(), IndexId::Aevt, name_prefix, any_time()).size() == kCommitted);
     GraphStats g;
     REQUIRE(read_graph_stats(r.txn(), env->tables(), &g).ok());

@@ -28,7 +28,7 @@ Datom fact(EntityId e, EntityId a, Value v, std::uint64_t tx = 0) {
 
 std::string key_of(EntityId a) {
   std::string k;
-  put_i64(k, a);
+  put_ordered_int(k, a);
   return k;
 }
 

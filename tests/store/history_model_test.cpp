@@ -223,7 +223,7 @@ std::vector<Datom> filtered(const std::vector<Datom>& datoms, Keep keep) {
 
 std::string i64_key(std::int64_t x) {
   std::string k;
-  put_i64(k, x);
+  put_ordered_int(k, x);
   return k;
 }
 
@@ -284,23 +284,32 @@ void check_statistics(const GraphEnv& env, MDB_txn* txn, const HistoryModel& mod
   const Tables& t = env.tables();
   std::uint64_t eavt_records = 0, vaet_records = 0, ref_records = 0;
   std::set<std::string> entities;
+  // Keys are decoded with the layout's own decoder (datom_layout.h).
+  auto decoded = [](IndexId index, std::string_view key) {
+    Datom d;
+    GiantRef giant;
+    REQUIRE(decode_datom(index, key, {}, &d, &giant));
+    return d;
+  };
   for_each_key(txn, t.eavt, [&](std::string_view key) {
     ++eavt_records;
-    entities.insert(std::string(key.substr(0, 8)));
-    ref_records += static_cast<std::uint8_t>(key[16]) == static_cast<std::uint8_t>(ValueKind::Ref);
+    const Datom d = decoded(IndexId::Eavt, key);
+    entities.insert(std::to_string(d.e));
+    ref_records += d.v.is(ValueKind::Ref);
   });
   for_each_key(txn, t.vaet, [&](std::string_view) { ++vaet_records; });
   std::map<EntityId, std::uint64_t> records;
   std::map<EntityId, std::set<std::string>> attr_entities, attr_values;
   for_each_key(txn, t.aevt, [&](std::string_view key) {
-    const EntityId a = get_i64(key);
-    ++records[a];
-    attr_entities[a].insert(std::string(key.substr(0, 16)));
+    const Datom d = decoded(IndexId::Aevt, key);
+    ++records[d.a];
+    attr_entities[d.a].insert(std::to_string(d.e));
   });
   std::uint64_t avet_records = 0;
   for_each_key(txn, t.avet, [&](std::string_view key) {
     ++avet_records;
-    attr_values[get_i64(key)].insert(std::string(key.substr(0, key.size() - kTxSuffix - 8)));
+    const Datom d = decoded(IndexId::Avet, key);
+    attr_values[d.a].insert(std::string(key.substr(0, counted_prefix_length(IndexId::Avet, key))));
   });
 
   GraphStats g;

@@ -407,7 +407,9 @@ TEST_CASE("encode_value: the inline limit, escapes and float corners", "[key_cod
 TEST_CASE("decode_value refuses malformed keys", "[key_coding]") {
   CHECK_FALSE(decode_value("").ok);
   CHECK_FALSE(decode_value(std::string(1, '\x0A')).ok);              // tag past nil
-  CHECK_FALSE(decode_value(std::string("\x01\x80\x00\x00", 4)).ok);  // short integer
+  CHECK_FALSE(decode_value(std::string("\x01\x86\x00\x00", 4)).ok);  // short integer (6 bytes said)
+  CHECK_FALSE(decode_value(std::string("\x01\x90", 2)).ok);          // no integer head
+  CHECK_FALSE(decode_value(std::string("\x05\x6F", 2)).ok);          // no ref head
   CHECK_FALSE(decode_value(std::string("\x06\x01\x02", 3)).ok);      // short uuid
   CHECK_FALSE(decode_value(std::string("\x00"
                                        "abc",
@@ -443,6 +445,95 @@ TEST_CASE("prefix_successor bounds exactly the keys that start with the prefix",
   }
   CHECK(prefix_successor(std::string("a\xFF\xFF", 3)) == "b");
   CHECK(prefix_successor(std::string(8, '\xFF')).empty());
+}
+
+}  // namespace
+}  // namespace datalog::store
+
+namespace datalog::store {
+namespace {
+
+std::string ordered(std::int64_t x) {
+  std::string out;
+  put_ordered_int(out, x);
+  return out;
+}
+
+// Numbers around every boundary of the ordered integer heads, and random ones of every width.
+std::vector<std::int64_t> ordered_int_samples() {
+  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  const auto base = static_cast<std::int64_t>(kIdentBase);
+  std::vector<std::int64_t> xs = {kMin, kMin + 1, -1, 0, 1, kMax, kMax - 1, base - 1, base,
+                                  base + 1, base + 77};
+  for (int bits = 1; bits < 63; ++bits) {
+    const std::int64_t p = std::int64_t{1} << bits;
+    for (std::int64_t x : {p - 1, p, p + 1, -p - 1, -p, -p + 1}) xs.push_back(x);
+    for (std::int64_t x : {base + p - 1, base + p, base + p + 1}) xs.push_back(x);
+  }
+  std::mt19937_64 random(kSeed);
+  for (int i = 0; i < kRandomPairs; ++i) {
+    const int width = static_cast<int>(random() % 64);
+    xs.push_back(static_cast<std::int64_t>(random() >> width) * (random() % 2 ? 1 : -1));
+  }
+  return xs;
+}
+
+TEST_CASE("ordered ints: decode gives the number back, memcmp order is numeric order",
+          "[key_coding]") {
+  const std::vector<std::int64_t> xs = ordered_int_samples();
+  for (std::int64_t x : xs) {
+    INFO("x " << x);
+    const std::string key = ordered(x);
+    CHECK(key.size() == ordered_int_length(static_cast<std::uint8_t>(key[0])));
+    std::int64_t back = 0;
+    CHECK(get_ordered_int(key + "tail", &back) == key.size());
+    CHECK(back == x);
+  }
+  for (std::size_t i = 0; i + 1 < xs.size(); ++i) {
+    const std::int64_t a = xs[i], b = xs[i + 1];
+    INFO("a " << a << " b " << b);
+    CHECK(memcmp_sign(ordered(a), ordered(b)) == sign(a <=> b));
+  }
+}
+
+TEST_CASE("ordered ints: small numbers and ident ids are short", "[key_coding]") {
+  const auto base = static_cast<std::int64_t>(kIdentBase);
+  CHECK(ordered(0).size() == 1);
+  CHECK(ordered(-1).size() == 1);
+  CHECK(ordered(200).size() == 2);
+  CHECK(ordered(base).size() == 1);
+  CHECK(ordered(base + 77).size() == 2);
+  CHECK(ordered(base + 250'000).size() == 4);
+  CHECK(ordered(std::numeric_limits<std::int64_t>::max()).size() == 9);
+}
+
+TEST_CASE("ordered uints: round trip and order", "[key_coding]") {
+  std::vector<std::uint64_t> xs = {0, 1, 255, 256, std::numeric_limits<std::uint64_t>::max()};
+  std::mt19937_64 random(kSeed);
+  for (int i = 0; i < kRandomPairs; ++i) xs.push_back(random() >> (random() % 64));
+  auto key = [](std::uint64_t x) {
+    std::string out;
+    put_ordered_uint(out, x);
+    return out;
+  };
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    std::uint64_t back = 0;
+    CHECK(get_ordered_uint(key(xs[i]), &back) == key(xs[i]).size());
+    CHECK(back == xs[i]);
+    if (i + 1 < xs.size()) CHECK(memcmp_sign(key(xs[i]), key(xs[i + 1])) == sign(xs[i] <=> xs[i + 1]));
+  }
+}
+
+TEST_CASE("ordered ints: malformed heads and short payloads are refused", "[key_coding]") {
+  std::int64_t x = 0;
+  CHECK(get_ordered_int("", &x) == 0);
+  CHECK(get_ordered_int(std::string(1, '\x20'), &x) == 0);   // no head below 0x77
+  CHECK(get_ordered_int(std::string(1, '\x91'), &x) == 0);   // no head above 0x90
+  CHECK(get_ordered_int(std::string("\x86\x01", 2), &x) == 0);  // 6 bytes said, 1 given
+  CHECK(get_ordered_int(std::string("\x90\xff\xff\xff\xff\xff\xff\xff\xff", 9), &x) == 0);  // > INT64_MAX
+  std::uint64_t u = 0;
+  CHECK(get_ordered_uint(std::string(1, '\x09'), &u) == 0);
 }
 
 }  // namespace

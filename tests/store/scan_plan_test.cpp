@@ -31,7 +31,7 @@ ScanShape shape(bool e, bool a, bool v, bool ref = false, bool range = false) {
 
 std::string id_bytes(EntityId id) {
   std::string s;
-  put_i64(s, id);
+  put_ordered_int(s, id);
   return s;
 }
 
