@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   row.tx_time_ms = 1'000;
   row.body.assign(reinterpret_cast<const char*>(data), size);
   Ignore ignore;
-  (void)store::read_log_body(row.seq, row.body, ignore);
+  (void)store::read_log_body(row.seq, row.tx_time_ms, row.body, ignore);
   std::unique_ptr<store::WriteTxn> w;
   if (!store::WriteTxn::begin(env, fuzz::kTimeout, &w).ok()) return 0;
   if (w->replay_row(row).ok()) (void)w->finish_replay();

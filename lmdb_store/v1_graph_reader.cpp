@@ -61,6 +61,7 @@ class RowCutter {
     return Status::OK();
   }
   std::string& body() { return body_; }
+  std::int64_t time_ms() const { return time_ms_; }
   // After each record: a full row goes on, and its transaction continues in the next row.
   Status record_done() { return body_.size() >= kRowBytes ? flush() : Status::OK(); }
   Status flush() {
@@ -215,7 +216,7 @@ class Reading {
       if (d.op == Op::Retract) {
         log_retract(rows_.body(), d.e, d.a, d.v);
       } else {
-        log_assert(rows_.body(), d.e, d.a, d.v, d.valid_from, d.valid_to);
+        log_assert(rows_.body(), d.e, d.a, d.v, d.valid_from, d.valid_to, rows_.time_ms());
       }
       ++current_->stored;
       ++counts_.datoms;

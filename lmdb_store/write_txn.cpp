@@ -300,7 +300,7 @@ Status WriteTxn::assert_fact(EntityId e, EntityId a, const Value& v, std::int64_
   if (!st.ok() && st.code() != StatusCode::InvalidArgument) return fail(st);
   if (st.ok()) {
     if (LogRow* row = log_row()) {
-      log_assert(row->body, e, a, v, valid_from, valid_to);
+      log_assert(row->body, e, a, v, valid_from, valid_to, row->tx_time_ms);
       row->consumes_tx = true;
     }
   }
@@ -733,7 +733,7 @@ Status WriteTxn::replay_row(const LogRow& row) {
   }
   replay_seq_ = row.seq;
   Replayer replayer(*this);
-  const Status st = read_log_body(row.seq, row.body, replayer);
+  const Status st = read_log_body(row.seq, row.tx_time_ms, row.body, replayer);
   if (!st.ok() && failure_.ok()) return fail(st);
   return st;
 }
