@@ -14,10 +14,16 @@ namespace datalog::store {
 
 namespace {
 
+// An ident's id, as the key of ident_ids and the data of ident_names: an ordered integer (an
+// ident id takes 2 to 4 bytes).
 std::string id_key(EntityId id) {
   std::string k;
-  put_i64(k, id);
+  put_ordered_int(k, id);
   return k;
+}
+
+bool read_id(std::string_view bytes, EntityId* id) {
+  return !bytes.empty() && get_ordered_int(bytes, id) == bytes.size();
 }
 
 // A keyword whose name is a uuid (":22222222-3333-...") names that uuid's entity (§3).
@@ -41,8 +47,9 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::opti
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident");
-  if (v.mv_size != 8) return Status(StatusCode::Corrupt, "ident entry has the wrong size");
-  *id = get_i64(as_view(v));
+  EntityId found = 0;
+  if (!read_id(as_view(v), &found)) return Status(StatusCode::Corrupt, "ident entry is malformed");
+  *id = found;
   return Status::OK();
 }
 
@@ -72,14 +79,20 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   // The insert is the lookup: when the name exists, LMDB hands back its id in v.
   int rc = mdb_put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {
-    if (v.mv_size != 8) return Status(StatusCode::Corrupt, "ident entry has the wrong size");
-    *id = get_i64(as_view(v));
+    if (!read_id(as_view(v), id)) return Status(StatusCode::Corrupt, "ident entry is malformed");
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
   k = as_val(idk);
   v = as_val(stored);
-  rc = mdb_put(txn, t.ident_ids, &k, &v, 0);
+  // Ids are handed out in order, so a new one mostly sorts last: appended, its page fills up
+  // instead of splitting in half. LMDB refuses the append otherwise, and the put searches.
+  rc = mdb_put(txn, t.ident_ids, &k, &v, MDB_APPEND);
+  if (rc == MDB_KEYEXIST) {
+    k = as_val(idk);
+    v = as_val(stored);
+    rc = mdb_put(txn, t.ident_ids, &k, &v, 0);
+  }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident name");
   *id = new_id;
   *created = true;

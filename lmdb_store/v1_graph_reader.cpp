@@ -228,6 +228,22 @@ class Reading {
     return damaged(fmt::format("transaction {}: {}", tx, st.message()));  // a truncated chunk
   }
 
+  // The id the first format's name table gives name (its ids are 8-byte i64s there).
+  Status id_named(const Value& name, std::optional<EntityId>* id) {
+    std::string key;
+    encode_value(key, name);
+    MDB_val k = as_val(key), v;
+    const int rc = mdb_get(txn_, t_.ident_names, &k, &v);
+    if (rc == MDB_NOTFOUND) {
+      id->reset();
+      return Status::OK();
+    }
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read the ident names");
+    if (v.mv_size != 8) return damaged("an entry of its ident name table is malformed");
+    *id = get_i64(as_view(v));
+    return Status::OK();
+  }
+
   Status write_idents() {
     Cursor cursor;
     DATALOG_RETURN_IF_ERROR(cursor.open(txn_, t_.ident_ids, "ident_ids"));
@@ -242,9 +258,7 @@ class Reading {
       }
       // Each name must be that id's alone, as the replay checks.
       std::optional<EntityId> named;
-      const Status looked = lookup_ident(txn_, t_, *name, &named);
-      if (!looked.ok())
-        return looked.code() == StatusCode::Corrupt ? damaged(looked.message()) : looked;
+      DATALOG_RETURN_IF_ERROR(id_named(*name, &named));
       if (named != id) {
         return damaged(fmt::format("ident {} is named {}, which its ident table gives to {}", id,
                                    name->to_edn(), named ? fmt::to_string(*named) : "no entity"));
