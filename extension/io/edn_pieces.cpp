@@ -19,7 +19,7 @@ Status split_edn(InputFile& file, const EdnPieceHandler& handler) {
   int depth = 0;  // brackets open, the top-level form's included
   bool in_string = false;
   std::string piece, line;
-  std::uint64_t piece_line = 0, form_line = 0;
+  std::uint64_t piece_line = 0, form_line = 0, element_line = 0, string_line = 0;
   std::size_t elements = 0;
   auto flush_elements = [&]() -> Status {
     if (elements == 0) return Status::OK();
@@ -50,7 +50,7 @@ Status split_edn(InputFile& file, const EdnPieceHandler& handler) {
           mode = Mode::Vector;
         } else if (c == '{') {
           mode = Mode::Map;
-          piece = "{";
+          piece.assign(1, c);
         } else {
           return file.error_at(n, fmt::format("expected a vector of transaction data [...] or a "
                                               "history map {{...}} at the top level, got '{}'", c));
@@ -74,10 +74,12 @@ Status split_edn(InputFile& file, const EdnPieceHandler& handler) {
                                               "the transaction vector, got '{}'", c));
         }
         if (elements == 0 && piece.empty()) piece_line = n;
+        element_line = n;
       }
       piece += c;
       if (c == '"') {
         in_string = true;
+        string_line = n;
       } else if (opens(c)) {
         ++depth;
       } else if (closes(c)) {
@@ -95,7 +97,9 @@ Status split_edn(InputFile& file, const EdnPieceHandler& handler) {
   }
   DATALOG_RETURN_IF_ERROR(file.status());
   if (mode != Mode::Top) {
-    return file.error_at(form_line, in_string ? "unterminated string" : "unterminated form (a bracket is not closed)");
+    if (in_string) return file.error_at(string_line, "unterminated string (the file ends inside it)");
+    return file.error_at(mode == Mode::Vector && depth > 1 ? element_line : form_line,
+                         "unterminated form (the file ends before its closing bracket)");
   }
   return Status::OK();
 }

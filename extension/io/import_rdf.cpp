@@ -57,6 +57,7 @@ class LineLexer {
 
   // False at the end of the line; *error set on a malformed token.
   bool next(Token* t, std::string* error) {
+    t->name.clear();
     skip_space();
     if (i_ >= s_.size()) return false;
     const char c = s_[i_];
