@@ -5,25 +5,14 @@
 #include "engine/time_text.h"
 #include "engine/uuid_text.h"
 #include "extension/io/history_edn.h"
+#include "extension/io/text_codec.h"
 
 namespace datalog::ext::io {
 
 namespace {
 
-std::string edn_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
-    }
-  }
-  return out + "\"";
-}
+// Value::to_edn escapes a string as the dialect's reader reads it back.
+std::string edn_string(std::string_view s) { return Value::string(std::string(s)).to_edn(); }
 
 std::string edn_float(double d) {
   const std::string text = fmt::format("{}", d);
@@ -33,24 +22,14 @@ std::string edn_float(double d) {
   return fmt::format("{{:float {}}}", edn_string(std::isinf(d) ? (d > 0 ? "inf" : "-inf") : text));
 }
 
+// The dialect's EDN where it can spell the value (Value::to_edn), a tagged map where it cannot.
 std::string edn_value(const Value& v) {
   switch (v.kind()) {
-    case ValueKind::String: return edn_string(v.as_string());
-    case ValueKind::Integer: return fmt::format("{}", v.as_integer());
     case ValueKind::Float: return edn_float(v.as_float());
-    case ValueKind::Boolean: return v.as_boolean() ? "true" : "false";
-    case ValueKind::Instant: return fmt::format("#inst \"{}\"", format_instant(v.as_instant()));
     case ValueKind::Ref: return fmt::format("{{:ref {}}}", v.as_ref());
-    case ValueKind::Uuid: return fmt::format("#uuid \"{}\"", format_uuid(v.as_uuid()));
-    case ValueKind::Keyword: return v.as_keyword();
-    case ValueKind::Bytes: {
-      std::string hex;
-      for (const char c : v.as_bytes()) hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
-      return fmt::format("{{:bytes \"{}\"}}", hex);
-    }
-    case ValueKind::Nil: return "nil";
+    case ValueKind::Bytes: return fmt::format("{{:bytes \"{}\"}}", hex_encode(v.as_bytes()));
+    default: return v.to_edn();
   }
-  return "nil";
 }
 
 class RecordWriter final : public store::LogRecordVisitor {

@@ -7,6 +7,7 @@
 #include "engine/edn_reader.h"
 #include "extension/io/edn_pieces.h"
 #include "extension/io/history_edn.h"
+#include "extension/io/text_codec.h"
 
 namespace datalog::ext::io {
 
@@ -74,26 +75,18 @@ class HistoryReader {
           *out = Value::ref(r->integer);
           return Status::OK();
         }
-        if (const Node* b = member(n, ":bytes"); b && b->kind == NodeKind::String && b->text.size() % 2 == 0) {
-          std::string bytes;
-          for (std::size_t i = 0; i < b->text.size(); i += 2) {
-            unsigned byte = 0;
-            const auto [end, ec] = std::from_chars(b->text.data() + i, b->text.data() + i + 2, byte, 16);
-            if (ec != std::errc() || end != b->text.data() + i + 2) return error(n, "bad hex in {:bytes ...}");
-            bytes += static_cast<char>(byte);
-          }
-          *out = Value::bytes(std::move(bytes));
+        if (const Node* b = member(n, ":bytes"); b && b->kind == NodeKind::String) {
+          auto bytes = hex_decode(b->text);
+          if (!bytes) return error(n, "bad hex in {:bytes ...}");
+          *out = Value::bytes(std::move(*bytes));
           return Status::OK();
         }
         if (const Node* f = member(n, ":float"); f && f->kind == NodeKind::String) {
           double d = 0;
           if (f->text == "inf" || f->text == "-inf") {
             d = f->text == "inf" ? HUGE_VAL : -HUGE_VAL;
-          } else {
-            const auto [end, ec] = std::from_chars(f->text.data(), f->text.data() + f->text.size(), d);
-            if (ec != std::errc() || end != f->text.data() + f->text.size() || std::isnan(d)) {
-              return error(n, "bad text in {:float ...}");
-            }
+          } else if (!parse_number(f->text, &d) || std::isnan(d)) {
+            return error(n, "bad text in {:float ...}");
           }
           *out = Value::floating(d);
           return Status::OK();

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "engine/eval/json_text.h"
+#include "extension/io/text_codec.h"
+
 namespace datalog::ext::io {
 
 namespace {
@@ -75,24 +78,6 @@ class JsonParser {
     return true;
   }
 
-  static void utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   bool string(std::string* out) {
     ++i_;  // '"'
     for (;;) {
@@ -127,7 +112,7 @@ class JsonParser {
           } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             return fail("lone surrogate in \\u escape");
           }
-          utf8(*out, cp);
+          append_utf8(*out, cp);
           break;
         }
         default: return fail(fmt::format("bad escape '\\{}'", e));
@@ -185,23 +170,9 @@ bool parse_json(std::string_view text, Json* out, std::string* error) {
 }
 
 std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  eval::append_json_string(out, s);
+  return out;
 }
 
 }  // namespace datalog::ext::io

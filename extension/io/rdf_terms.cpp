@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "engine/eval/json_text.h"
 #include "engine/time_text.h"
 #include "engine/uuid_text.h"
+#include "extension/io/text_codec.h"
 
 namespace datalog::ext::io {
 
@@ -79,13 +81,6 @@ bool has_scheme(std::string_view s) {
   return false;
 }
 
-template <typename T>
-bool parse_number(std::string_view s, T* out) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size();
-}
-
 std::optional<std::int64_t> parse_date_time(std::string_view text) {
   std::string s(text);
   std::int64_t offset_ms = 0;
@@ -106,26 +101,6 @@ std::optional<std::int64_t> parse_date_time(std::string_view text) {
   const auto ms = parse_instant(s).ms;
   if (!ms) return std::nullopt;
   return *ms - offset_ms;
-}
-
-std::optional<std::string> hex_decode(std::string_view hex) {
-  if (hex.size() % 2) return std::nullopt;
-  std::string out;
-  out.reserve(hex.size() / 2);
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    unsigned byte = 0;
-    const auto [end, ec] = std::from_chars(hex.data() + i, hex.data() + i + 2, byte, 16);
-    if (ec != std::errc() || end != hex.data() + i + 2) return std::nullopt;
-    out += static_cast<char>(byte);
-  }
-  return out;
-}
-
-std::string hex_encode(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) out += fmt::format("{:02X}", static_cast<unsigned char>(c));
-  return out;
 }
 
 std::string typed(std::string_view lexical, std::string_view type) {
@@ -265,23 +240,10 @@ std::string iri_ref(std::string_view iri) {
 }
 
 std::string quoted_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  // JSON's escapes (\" \\ \n \r \t \b \f \u00XX) are all N-Triples escapes too.
+  std::string out;
+  eval::append_json_string(out, s);
+  return out;
 }
 
 }  // namespace datalog::ext::io

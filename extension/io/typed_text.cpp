@@ -7,37 +7,12 @@
 
 #include "engine/time_text.h"
 #include "engine/uuid_text.h"
+#include "extension/io/text_codec.h"
 #include "extension/sql_values.h"
 
 namespace datalog::ext::io {
 
 namespace {
-
-template <typename T>
-bool parse_number(std::string_view s, T* out) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
-}
-
-std::string hex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) out += fmt::format("{:02x}", static_cast<unsigned char>(c));
-  return out;
-}
-
-std::optional<std::string> unhex(std::string_view text) {
-  if (text.size() % 2) return std::nullopt;
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); i += 2) {
-    unsigned byte = 0;
-    const auto [end, ec] = std::from_chars(text.data() + i, text.data() + i + 2, byte, 16);
-    if (ec != std::errc() || end != text.data() + i + 2) return std::nullopt;
-    out += static_cast<char>(byte);
-  }
-  return out;
-}
 
 std::string ident_text(const Value& ident) {
   return ident.is(ValueKind::Keyword) ? ident.as_keyword() : format_uuid(ident.as_uuid());
@@ -69,7 +44,7 @@ std::string value_text(const Value& v, const std::optional<Value>& ref_ident) {
     case ValueKind::Ref: return entity_text(v.as_ref(), ref_ident);
     case ValueKind::Uuid: return format_uuid(v.as_uuid());
     case ValueKind::Keyword: return v.as_keyword();
-    case ValueKind::Bytes: return hex(v.as_bytes());
+    case ValueKind::Bytes: return hex_encode(v.as_bytes());
     case ValueKind::Nil: return {};
   }
   return {};
@@ -139,7 +114,7 @@ Status typed_value(std::string_view text, ValueKind kind, GraphWriter& graph,
       *out = Value::keyword(std::string(text));
       break;
     case ValueKind::Bytes: {
-      auto bytes = unhex(text);
+      auto bytes = hex_decode(text);
       if (!bytes) return bad("hex bytes");
       *out = Value::bytes(std::move(*bytes));
       break;
