@@ -12,6 +12,7 @@
 #include "extension/graph_reading.h"
 #include "extension/import_v1.h"
 #include "extension/interrupt_probe.h"
+#include "extension/io/io_functions.h"
 #include "extension/script_host.h"
 #include "extension/sql_functions.h"
 #include "extension/sql_values.h"
@@ -215,6 +216,10 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_stats", 1, datalog_stats},
       {"datalog_rebuild", 1, datalog_rebuild},
       {"datalog_import_v1", 2, datalog_import_v1},
+      {"datalog_import", 2, datalog_import},
+      {"datalog_import", 3, datalog_import},
+      {"datalog_export", 2, datalog_export},
+      {"datalog_export", 3, datalog_export},
   };
   return register_direct_only(db, context, functions);
 }

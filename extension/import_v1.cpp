@@ -10,6 +10,7 @@
 #include "extension/connection_context.h"
 #include "extension/errors.h"
 #include "extension/graph_path.h"
+#include "extension/log_rows_import.h"
 #include "extension/sql_values.h"
 #include "lmdb_store/v1_graph_reader.h"
 
@@ -22,72 +23,15 @@ namespace {
 
 constexpr const char* kSavepoint = "datalog_import_v1";
 
-Status exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-  if (rc == SQLITE_OK) return Status::OK();
-  StatusCode code = StatusCode::Internal;
-  switch (rc & 0xFF) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      code = StatusCode::Busy;
-      break;
-    case SQLITE_FULL:
-      code = StatusCode::Full;
-      break;
-    case SQLITE_IOERR:
-      code = StatusCode::IoError;
-      break;
-    case SQLITE_INTERRUPT:
-      code = StatusCode::Interrupted;
-      break;
-    case SQLITE_READONLY:
-      code = StatusCode::ReadOnly;
-      break;
-  }
-  const Status st(code,
-                  fmt::format("datalog_import_v1: {}", message ? message : sqlite3_errstr(rc)));
-  sqlite3_free(message);
-  return st;
-}
-
-// The rows of the v1 file into the log, in one transaction. Every statement in it is an INSERT,
-// which SQLite rolls back whole, transaction and all, when it is interrupted; the transaction
-// begins right before the first, so an interrupt finds no other statement to refuse but those.
+// The rows of the v1 file into the log, in one transaction (log_rows_import.h).
 Status write_log(sqlite3* db, GraphLog& log, store::V1GraphReader& reader,
                  std::uint64_t* transactions) {
-  bool begun = false;
-  std::uint64_t seq = 0;
-  std::vector<store::LogRow> one(1);
   store::V1GraphReader::Counts counts;
-  Status st = reader.read(
-      [&](store::LogRow& row) {
-        if (!begun) {
-          begun = true;
-          DATALOG_RETURN_IF_ERROR(exec(db, fmt::format("SAVEPOINT {}", kSavepoint)));
-        }
-        one[0] = std::move(row);
-        const Status appended = log.append(one, seq);
-        if (appended.ok()) seq = one[0].seq;
-        return appended;
-      },
-      &counts);
-  if (st.ok() && begun) st = exec(db, fmt::format("RELEASE {}", kSavepoint));
-  log.forget_tip();
-  if (st.ok()) {
-    *transactions = counts.transactions;
-    return st;
-  }
-  // The call began in autocommit mode: a transaction open now is the import's (a statement that
-  // fails may have done its work, SAVEPOINT included, before it was stopped).
-  if (sqlite3_get_autocommit(db)) return st;  // never begun, or SQLite rolled it back
-  const Status undone = exec(db, fmt::format("ROLLBACK TO {0}; RELEASE {0}", kSavepoint));
-  if (undone.ok() || exec(db, "ROLLBACK").ok()) return st;
-  // After sqlite3_interrupt, SQLite refuses every statement of the connection until the one
-  // that called this function ends: the transaction can only be ended by the application.
-  return Status(st.code(), fmt::format("{}; the import's transaction (nothing of it is committed) "
-                                       "could not be ended and is still open: run ROLLBACK",
-                                       st.message()));
+  const Status st = import_log_rows(
+      db, log, kSavepoint,
+      [&](const LogRowSink& sink) { return reader.read(sink, &counts); }, nullptr);
+  if (st.ok()) *transactions = counts.transactions;
+  return st;
 }
 
 Status import_v1(sqlite3* db, ConnectionContext& context, const std::string& table,
