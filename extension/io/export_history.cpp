@@ -77,7 +77,7 @@ Status export_history(GraphLog& log, std::uint64_t through, OutputFile& out, Int
   RecordWriter records(text);
   const Status read = log.read(0, through, [&](const store::LogRow& row) -> Status {
     text = fmt::format("{{:seq {} :tx {} :tx-time {}\n :records [", row.seq, row.tx, row.tx_time_ms);
-    DATALOG_RETURN_IF_ERROR(store::read_log_body(row.seq, row.body, records));
+    DATALOG_RETURN_IF_ERROR(store::read_log_body(row.seq, row.tx_time_ms, row.body, records));
     text += "]}\n";
     out.write(text);
     progress.set_done(++rows, records.facts);

@@ -98,7 +98,8 @@ class HistoryReader {
     return error(n, "not a value of a history record");
   }
 
-  Status record(const Node& r, std::string& body) {
+  // tx_time_ms: the row's transaction time (what an assertion's valid-from defaults to).
+  Status record(const Node& r, std::int64_t tx_time_ms, std::string& body) {
     auto ints = [&](std::size_t first, std::size_t count, std::int64_t* out) -> Status {
       for (std::size_t k = 0; k < count; ++k) {
         if (r.items[first + k].kind != NodeKind::Integer) return error(r, "expected an integer entity id or time");
@@ -126,7 +127,7 @@ class HistoryReader {
       DATALOG_RETURN_IF_ERROR(ints(1, 2, n));
       DATALOG_RETURN_IF_ERROR(ints(4, 2, n + 2));
       DATALOG_RETURN_IF_ERROR(value(r.items[3], &v));
-      store::log_assert(body, n[0], n[1], v, n[2], n[3]);
+      store::log_assert(body, n[0], n[1], v, n[2], n[3], tx_time_ms);
       ++facts;
     } else if (kind == ":retract") {
       DATALOG_RETURN_IF_ERROR(arity(4));
@@ -170,7 +171,7 @@ class HistoryReader {
     store::LogRow row;
     row.tx = static_cast<std::uint64_t>(tx);
     row.tx_time_ms = time;
-    for (const Node& r : records->items) DATALOG_RETURN_IF_ERROR(record(r, row.body));
+    for (const Node& r : records->items) DATALOG_RETURN_IF_ERROR(record(r, time, row.body));
     ++next_seq_;
     last_tx_ = row.tx;
     progress_.set_done(file_.bytes_read(), facts);
