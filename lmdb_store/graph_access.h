@@ -67,7 +67,7 @@ class GraphAccess final : public GraphWriter {
   Status remove_rules(const std::string& name, int* removed) override;
 
  private:
-  MDB_txn* txn() const { return writer_ ? writer_->txn() : snapshot_; }
+  MDB_txn* txn() const { return writer_ ? writer_->read_txn() : snapshot_; }
   Status need_writer() const;
   const GraphStats& graph_stats();
   ScanPlan plan_for(const DatomFilter& filter);  // scan_plan.h: the index, its cost and rows

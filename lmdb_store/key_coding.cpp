@@ -100,10 +100,12 @@ std::size_t payload_bytes(std::uint64_t x) {
   return x == 0 ? 0 : static_cast<std::size_t>(8 - std::countl_zero(x) / 8);
 }
 
+// The low n bytes of x, big-endian: one byte swap and one append (keys are built per datom).
 void put_low_bytes(std::string& out, std::uint64_t x, std::size_t n) {
+  if constexpr (std::endian::native == std::endian::little) x = __builtin_bswap64(x);
   char bytes[8];
-  for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>((x >> (8 * (n - 1 - i))) & 0xFF);
-  out.append(bytes, n);
+  std::memcpy(bytes, &x, sizeof bytes);
+  out.append(bytes + (8 - n), n);
 }
 
 std::uint64_t read_bytes(std::string_view in, std::size_t n) {

@@ -46,9 +46,9 @@ Status ReadSnapshot::tx_time(std::uint64_t tx, std::optional<std::int64_t>* ms) 
   return read_tx_time(txn_, env_->tables(), tx, ms);
 }
 
-Status index_position(WriteTxn& w, IndexPosition* out) { return read_position(w.txn(), w.env().tables(), out); }
+Status index_position(WriteTxn& w, IndexPosition* out) { return read_position(w.read_txn(), w.env().tables(), out); }
 
-Status graph_stats(WriteTxn& w, GraphStats* out) { return read_graph_stats(w.txn(), w.env().tables(), out); }
+Status graph_stats(WriteTxn& w, GraphStats* out) { return read_graph_stats(w.read_txn(), w.env().tables(), out); }
 
 Status write_index_owner(WriteTxn& w, const IndexOwner& owner) {
   DATALOG_RETURN_IF_ERROR(w.set_meta_text(meta_key::kOwnerUuid, owner.uuid));
@@ -89,7 +89,7 @@ Status fact_of_row_key(WriteTxn& w, std::string_view key, Datom* out) {
   if (!decode_datom(IndexId::Eavt, key, encode_valid_to(kForever), out, &giant)) {
     return Status(StatusCode::InvalidArgument, "the datom column does not hold a datom key");
   }
-  if (giant.giant) DATALOG_RETURN_IF_ERROR(load_giant(w.txn(), w.env().tables(), giant.hash, &out->v));
+  if (giant.giant) DATALOG_RETURN_IF_ERROR(load_giant(w.read_txn(), w.env().tables(), giant.hash, &out->v));
   return Status::OK();
 }
 

@@ -73,7 +73,7 @@ class ReadView {
   explicit ReadView(const ReadSnapshot& snapshot)
       : env_(&snapshot.env()), txn_(snapshot.txn()), shared_(&snapshot.env().read_cache()) {}
   // Reads what w wrote so far (its innermost savepoint level at this moment).
-  explicit ReadView(WriteTxn& w) : env_(&w.env()), txn_(w.txn()) {}
+  explicit ReadView(WriteTxn& w) : env_(&w.env()), txn_(w.read_txn()) {}
 
   bool valid() const { return txn_ != nullptr; }
   bool same_transaction(const ReadView& other) const { return txn_ == other.txn_; }

@@ -102,6 +102,11 @@ Status WriteTxn::fail(Status st) {
 }
 
 void WriteTxn::discard_pending() {
+  for (DeferredIndex& d : deferred_) {
+    d.bytes.clear();
+    d.records.clear();
+  }
+  deferred_bytes_ = 0;
   next_ident_ = 0;  // LMDB's counter is right again once the unflushed part is gone
   next_ident_dirty_ = false;
   pending_stats_.clear();
@@ -122,11 +127,12 @@ Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
   return Status::OK();
 }
 
-// Writes key with the datom's valid-to (valid_to_) into index; a's statistics count it.
-Status WriteTxn::put_record(IndexId index, std::string_view key, EntityId a, bool* inserted) {
+// Writes key with data (the datom's valid-to) into index; a's statistics count it.
+Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_view data, EntityId a,
+                            bool* inserted) {
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(index, &cursor));
-  MDB_val k = as_val(key), v = as_val(valid_to_);
+  MDB_val k = as_val(key), v = as_val(data);
   // Keys that come in ascending order (new entities loaded in bulk) go in with MDB_APPEND, which
   // skips LMDB's search. LMDB refuses the append (MDB_KEYEXIST) unless the key sorts after every
   // key; then the key goes in by search, and appends are tried again every kAppendRetry puts.
@@ -141,7 +147,7 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, EntityId a, boo
   if (rc == MDB_KEYEXIST) rc = mdb_cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
     k = as_val(key);
-    v = as_val(valid_to_);
+    v = as_val(data);
     rc = mdb_cursor_put(cursor, &k, &v, 0);
     *inserted = false;
     if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
@@ -187,13 +193,12 @@ Status WriteTxn::write_datom(const Datom& d) {
   eavt_key_.clear();
   encode_datom_key(eavt_key_, IndexId::Eavt, d);
   bool inserted = false;
-  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Eavt, eavt_key_, d.a, &inserted));
-  bool also = false;
+  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Eavt, eavt_key_, valid_to_, d.a, &inserted));
   for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     if (index == IndexId::Vaet && !d.v.is(ValueKind::Ref)) continue;
     index_key_.clear();
     encode_datom_key(index_key_, index, d);
-    DATALOG_RETURN_IF_ERROR(put_record(index, index_key_, d.a, &also));
+    DATALOG_RETURN_IF_ERROR(defer_record(index, index_key_, d.a));
   }
   if (inserted) {
     ++pending_stats_[d.a].records;
@@ -206,6 +211,7 @@ Status WriteTxn::write_datom(const Datom& d) {
 }
 
 Status WriteTxn::erase_datom(const Datom& d) {
+  DATALOG_RETURN_IF_ERROR(write_deferred());  // the records to delete may still be waiting
   DATALOG_RETURN_IF_ERROR(delete_record(IndexId::Eavt, d));
   DATALOG_RETURN_IF_ERROR(delete_record(IndexId::Aevt, d));
   DATALOG_RETURN_IF_ERROR(delete_record(IndexId::Avet, d));
@@ -419,7 +425,47 @@ Status WriteTxn::remove_rules(const std::string& name, int* removed) {
   return st;
 }
 
+Status WriteTxn::defer_record(IndexId index, std::string_view key, EntityId a) {
+  DeferredIndex& d = deferred_[static_cast<std::size_t>(index)];
+  d.records.push_back(DeferredRecord{static_cast<std::uint32_t>(d.bytes.size()),
+                                     static_cast<std::uint32_t>(key.size()),
+                                     static_cast<std::uint32_t>(valid_to_.size()), a});
+  d.bytes += key;
+  d.bytes += valid_to_;
+  deferred_bytes_ += key.size() + valid_to_.size() + sizeof(DeferredRecord);
+  return deferred_bytes_ >= deferral_bound_ ? write_deferred() : Status::OK();
+}
+
+Status WriteTxn::write_deferred() {
+  if (deferred_bytes_ == 0) return Status::OK();
+  for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
+    DeferredIndex& d = deferred_[static_cast<std::size_t>(index)];
+    auto key_of = [&d](const DeferredRecord& r) { return std::string_view(d.bytes).substr(r.at, r.key_size); };
+    // Stable: a record written twice keeps the valid-to written last, as direct puts would.
+    std::stable_sort(d.records.begin(), d.records.end(),
+                     [&](const DeferredRecord& x, const DeferredRecord& y) { return key_of(x) < key_of(y); });
+    bool inserted = false;
+    for (const DeferredRecord& r : d.records) {
+      const std::string_view data = std::string_view(d.bytes).substr(r.at + r.key_size, r.data_size);
+      DATALOG_RETURN_IF_ERROR(put_record(index, key_of(r), data, r.a, &inserted));
+    }
+    d.bytes.clear();
+    d.records.clear();
+  }
+  deferred_bytes_ = 0;
+  return Status::OK();
+}
+
+MDB_txn* WriteTxn::read_txn() {
+  if (failure_.ok() && deferred_bytes_ > 0) {
+    const Status st = write_deferred();
+    if (!st.ok()) fail(st);
+  }
+  return txn();
+}
+
 Status WriteTxn::flush_pending() {
+  DATALOG_RETURN_IF_ERROR(write_deferred());
   const Tables& t = env_->tables();
   if (next_ident_dirty_) {
     DATALOG_RETURN_IF_ERROR(write_counter(txn(), t.meta, meta_key::kNextIdent, static_cast<std::uint64_t>(next_ident_)));

@@ -59,6 +59,15 @@ class WriteTxn {
   std::uint64_t tx() const { return tx_; }
   std::int64_t tx_time_ms() const { return tx_time_ms_; }
   MDB_txn* txn() const { return stack_.empty() ? nullptr : stack_.back().txn; }
+  // The transaction for reading what this one wrote (ReadView, GraphAccess): the index records
+  // still waiting to be written in order (write_deferred) go in first. Should that fail, the
+  // transaction has failed (failure()) and cannot commit.
+  MDB_txn* read_txn();
+  // How many bytes of index records wait before they go in (write_deferred): enough for a large
+  // batch to go in sorted, little enough to bound a bulk load's memory. Tests set a small bound
+  // to write a transaction in many sorted runs.
+  static constexpr std::size_t kDeferredBytes = std::size_t{32} << 20;
+  void set_deferral_bound(std::size_t bytes) { deferral_bound_ = bytes; }
   std::uint64_t generation() const { return generation_; }
   const Status& failure() const { return failure_; }
   GraphEnv& env() const { return *env_; }
@@ -131,7 +140,8 @@ class WriteTxn {
 
   WriteTxn(std::shared_ptr<GraphEnv> env) : env_(std::move(env)) {}
   Status index_cursor(IndexId index, MDB_cursor** cursor);
-  Status put_record(IndexId index, std::string_view key, EntityId a, bool* inserted);
+  Status put_record(IndexId index, std::string_view key, std::string_view data, EntityId a,
+                    bool* inserted);
   Status delete_record(IndexId index, const Datom& d);
   Status write_datom(const Datom& d);
   Status erase_datom(const Datom& d);
@@ -140,6 +150,11 @@ class WriteTxn {
   Status last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last);
   Status has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op, bool* found);
   Status flush_pending();
+  // AEVT, AVET and VAET records wait in deferred_ (the writer itself reads only EAVT) and go in
+  // sorted, so their pages are written in order and filled (LMDB appends a record that sorts
+  // last), when the transaction is read, nests, commits or holds kDeferredBytes of them.
+  Status defer_record(IndexId index, std::string_view key, EntityId a);
+  Status write_deferred();
   Status seal_transaction();  // the log header and counters of transaction tx_
   Status rollback_all();
   Status fail(Status st);  // aborts everything after an LMDB error
@@ -162,6 +177,17 @@ class WriteTxn {
   std::uint64_t datom_count_ = 0;
   std::uint64_t elided_count_ = 0;  // retractions not stored: they still consume the counter
   std::map<EntityId, StatsDelta> pending_stats_;
+  struct DeferredRecord {
+    std::uint32_t at = 0, key_size = 0, data_size = 0;  // in DeferredIndex::bytes
+    EntityId a = 0;
+  };
+  struct DeferredIndex {
+    std::string bytes;  // key, then data, of each record
+    std::vector<DeferredRecord> records;
+  };
+  std::array<DeferredIndex, kIndexCount> deferred_;
+  std::size_t deferred_bytes_ = 0;
+  std::size_t deferral_bound_ = kDeferredBytes;
   std::int64_t pending_records_ = 0, pending_entities_ = 0;
   Status failure_;
   // Idents: those of this transaction (not yet committed), and the first id this transaction

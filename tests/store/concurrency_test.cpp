@@ -108,7 +108,7 @@ TEST_CASE("concurrency: a read snapshot does not see later commits, a new one do
   require_ok(w->assert_fact(2, kA, Value::integer(2), 0, kForever));
   require_ok(w->retract_fact(1, kA, Value::integer(1)));
   // Uncommitted writes are the writer's alone.
-  CHECK(seen_in(*env, w->txn()) == as_sorted_text({fact(2, 2)}));
+  CHECK(seen_in(*env, w->read_txn()) == as_sorted_text({fact(2, 2)}));
   {
     ReadSnapshot during(*env);
     CHECK(seen_in(*env, during.txn()) == as_sorted_text({fact(1, 1)}));

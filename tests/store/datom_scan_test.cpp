@@ -155,7 +155,7 @@ TEST_CASE("scan: reposition after writes continues after the last fact read", "[
   for (EntityId e : {1, 3, 5}) require_ok(w->assert_fact(e, kA, Value::integer(e), 0, kForever));
 
   DatomScan s;
-  require_ok(s.start(*env, w->txn(), IndexId::Eavt, "", "", any_time()));
+  require_ok(s.start(*env, w->read_txn(), IndexId::Eavt, "", "", any_time()));
   REQUIRE_FALSE(s.at_end());
   CHECK(s.datom().e == 1);
 
@@ -163,7 +163,7 @@ TEST_CASE("scan: reposition after writes continues after the last fact read", "[
   require_ok(w->assert_fact(0, kA, Value::integer(0), 0, kForever));  // behind the scan
   require_ok(w->assert_fact(4, kA, Value::integer(4), 0, kForever));  // ahead of it
   CHECK(w->generation() != generation);
-  require_ok(s.reposition(w->txn()));
+  require_ok(s.reposition(w->read_txn()));
   CHECK(s.datom().e == 1);  // the current datom stays
   require_ok(s.next());
   REQUIRE_FALSE(s.at_end());
@@ -172,7 +172,7 @@ TEST_CASE("scan: reposition after writes continues after the last fact read", "[
   // A savepoint changes the transaction handle; the scan moves to the new one.
   require_ok(w->savepoint(0));
   require_ok(w->assert_fact(6, kA, Value::integer(6), 0, kForever));
-  require_ok(s.reposition(w->txn()));
+  require_ok(s.reposition(w->read_txn()));
   std::vector<EntityId> rest;
   for (require_ok(s.next()); !s.at_end(); require_ok(s.next())) rest.push_back(s.datom().e);
   CHECK(rest == std::vector<EntityId>{4, 5, 6});
@@ -205,18 +205,18 @@ TEST_CASE("scan: outlives the savepoint levels and the transaction it read", "[s
   require_ok(w->savepoint(0));
   require_ok(w->assert_fact(10, kA, Value::integer(10), 0, kForever));
   DatomScan s;
-  require_ok(s.start(*env, w->txn(), IndexId::Eavt, "", "", any_time()));
+  require_ok(s.start(*env, w->read_txn(), IndexId::Eavt, "", "", any_time()));
   CHECK(s.datom().e == 1);
   require_ok(w->rollback_to(0));
-  require_ok(s.reposition(w->txn()));
+  require_ok(s.reposition(w->read_txn()));
   CHECK(next_e(s) == 2);
 
   // Read inside a nested level, then release it into its parent.
   require_ok(w->savepoint(1));
-  require_ok(s.reposition(w->txn()));
+  require_ok(s.reposition(w->read_txn()));
   CHECK(next_e(s) == 3);
   require_ok(w->release(1));
-  require_ok(s.reposition(w->txn()));
+  require_ok(s.reposition(w->read_txn()));
   CHECK(next_e(s) == 4);
 
   // The transaction commits under the scan; it continues on a snapshot of the result.

@@ -192,12 +192,12 @@ class Driver {
   }
 
   // The writer reads its own writes: the open transaction's scan includes its records.
-  void check_writer_view(const WriteTxn& w) {
+  void check_writer_view(WriteTxn& w) {
     ++writer_checks_;
     for (const TimeView& view : {any_time(), valid_at(100)}) {
-      CHECK(as_sorted_text(scan_all(*env_, w.txn(), IndexId::Eavt, view)) ==
+      CHECK(as_sorted_text(scan_all(*env_, w.read_txn(), IndexId::Eavt, view)) ==
             as_sorted_text(model_.visible(view, /*with_pending=*/true)));
-      CHECK(as_sorted_text(scan_all(*env_, w.txn(), IndexId::Avet, view)) ==
+      CHECK(as_sorted_text(scan_all(*env_, w.read_txn(), IndexId::Avet, view)) ==
             as_sorted_text(model_.visible(view, /*with_pending=*/true)));
     }
   }

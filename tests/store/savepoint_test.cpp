@@ -24,8 +24,8 @@ void put(WriteTxn& w, EntityId e, std::int64_t vf = 0) {
 }
 
 // What the writer itself sees.
-std::vector<std::string> seen_by(const GraphEnv& env, const WriteTxn& w) {
-  return as_sorted_text(scan_all(env, w.txn(), IndexId::Eavt, any_time()));
+std::vector<std::string> seen_by(const GraphEnv& env, WriteTxn& w) {
+  return as_sorted_text(scan_all(env, w.read_txn(), IndexId::Eavt, any_time()));
 }
 
 std::vector<std::string> expected(const std::vector<Datom>& datoms) {
