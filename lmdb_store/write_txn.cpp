@@ -155,6 +155,10 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
   *inserted = true;
+  if (index == IndexId::Eavt) {  // a new record (not the same one again): counted once, here
+    ++pending_stats_[a].records;
+    ++pending_records_;
+  }
   const std::size_t prefix = counted_prefix_length(index, key);
   if (prefix > 0) {
     // Is this the first key with its prefix? Look at the neighbours of the new key.
@@ -192,17 +196,19 @@ Status WriteTxn::write_datom(const Datom& d) {
   encode_valid_to(valid_to_, d.valid_to);
   eavt_key_.clear();
   encode_datom_key(eavt_key_, IndexId::Eavt, d);
-  bool inserted = false;
-  DATALOG_RETURN_IF_ERROR(put_record(IndexId::Eavt, eavt_key_, valid_to_, d.a, &inserted));
+  // EAVT waits too while the transaction has retracted nothing: until then the writer reads no
+  // EAVT record (last_record, has_record and find_at_tx write what waits before they read).
+  if (retracted_) {
+    bool inserted = false;
+    DATALOG_RETURN_IF_ERROR(put_record(IndexId::Eavt, eavt_key_, valid_to_, d.a, &inserted));
+  } else {
+    DATALOG_RETURN_IF_ERROR(defer_record(IndexId::Eavt, eavt_key_, d.a));
+  }
   for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     if (index == IndexId::Vaet && !d.v.is(ValueKind::Ref)) continue;
     index_key_.clear();
     encode_datom_key(index_key_, index, d);
     DATALOG_RETURN_IF_ERROR(defer_record(index, index_key_, d.a));
-  }
-  if (inserted) {
-    ++pending_stats_[d.a].records;
-    ++pending_records_;
   }
   ++datom_count_;
   dirty_ = true;
@@ -224,6 +230,7 @@ Status WriteTxn::erase_datom(const Datom& d) {
 
 Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
                             std::vector<Datom>* found) {
+  DATALOG_RETURN_IF_ERROR(write_deferred());
   found->clear();
   std::string prefix;
   encode_fact_op_prefix(prefix, e, a, v, tx_, op);
@@ -249,6 +256,7 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
 // The record of (e, a, v) that sorts last in EAVT: its highest transaction, and in it the
 // highest operation (Retract < Assert < Reassert).
 Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last) {
+  DATALOG_RETURN_IF_ERROR(write_deferred());
   last->reset();
   std::string& prefix = index_key_;
   prefix.clear();
@@ -276,6 +284,7 @@ Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::option
 
 Status WriteTxn::has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op,
                             bool* found) {
+  DATALOG_RETURN_IF_ERROR(write_deferred());
   std::string& prefix = index_key_;
   encode_fact_op_prefix(prefix, e, a, v, tx, op);
   MDB_cursor* cursor = nullptr;
@@ -438,7 +447,7 @@ Status WriteTxn::defer_record(IndexId index, std::string_view key, EntityId a) {
 
 Status WriteTxn::write_deferred() {
   if (deferred_bytes_ == 0) return Status::OK();
-  for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
+  for (const IndexId index : {IndexId::Eavt, IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     DeferredIndex& d = deferred_[static_cast<std::size_t>(index)];
     auto key_of = [&d](const DeferredRecord& r) { return std::string_view(d.bytes).substr(r.at, r.key_size); };
     // Stable: a record written twice keeps the valid-to written last, as direct puts would.

@@ -150,7 +150,8 @@ class WriteTxn {
   Status last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last);
   Status has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op, bool* found);
   Status flush_pending();
-  // AEVT, AVET and VAET records wait in deferred_ (the writer itself reads only EAVT) and go in
+  // Index records wait in deferred_ (EAVT's only while the writer has not retracted: it reads
+  // EAVT to decide retractions and reassertions, and writes what waits before it does) and go in
   // sorted, so their pages are written in order and filled (LMDB appends a record that sorts
   // last), when the transaction is read, nests, commits or holds kDeferredBytes of them.
   Status defer_record(IndexId index, std::string_view key, EntityId a);
