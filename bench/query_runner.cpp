@@ -119,6 +119,17 @@ void run_query_workload(const QueryWorkload& w, long long n, Connection& ours, C
   std::vector<PathResult> paths = std::move(failed);
   const std::vector<Timing> timings = measure_interleaved(calls, ctx.reads);
   for (std::size_t i = 0; i < timed.size(); ++i) paths.push_back({timed[i], timings[i], ""});
+  if (w.key != KeyKind::none && !timed.empty() && timed.back() == "sqlite") {
+    // The baseline once more, alone, while a second connection holds a read transaction on its
+    // database: SQLite shares WAL read locks among a process's connections, so each statement
+    // then skips the two fcntl() calls and the fstat() of its own read lock. The difference from
+    // "sqlite" is what that lock costs per statement (our paths take the same lock on the host
+    // database); an application that keeps a read transaction open elsewhere gets this figure.
+    Connection holder(sqlite3_db_filename(plain.raw(), "main"), false);
+    holder.exec("BEGIN; SELECT count(*) FROM attribute;");
+    paths.push_back({"sqlite_lock_held", measure(calls.back(), ctx.reads), ""});
+    holder.exec("COMMIT");
+  }
 
   std::string line = fmt::format("{}/{} n={}:", w.group, w.name, n);
   std::optional<long long> expected_rows;
