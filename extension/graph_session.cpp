@@ -179,8 +179,12 @@ Status GraphSession::prepare_read(Visible* visible) {
   // The shared snapshot, when one is open, is what the reader will use: check it.
   std::shared_ptr<store::ReadSnapshot> snapshot;
   DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
-  IndexPosition pos;
-  DATALOG_RETURN_IF_ERROR(snapshot->position(&pos));
+  if (position_env_ != env_.get() || position_state_ != snapshot->id() || position_state_ == 0) {
+    DATALOG_RETURN_IF_ERROR(snapshot->position(&position_));
+    position_env_ = env_.get();
+    position_state_ = snapshot->id();
+  }
+  const IndexPosition pos = position_;
   if (at_tip(pos, tip)) return Status::OK();
   if (pos.seq > tip.seq) {
     // Ahead of this (older) snapshot: fine when the index holds this snapshot's last transaction

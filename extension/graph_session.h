@@ -138,6 +138,11 @@ class GraphSession {
   std::optional<Schema> schema_;
   std::uint64_t rules_txn_id_ = 0, rules_seq_ = 0;
   Rules rules_;
+  // The index's log position in the committed state position_state_ of position_env_: a state
+  // never changes once committed, so each read does not ask LMDB again (two lookups per query).
+  const store::GraphEnv* position_env_ = nullptr;
+  std::uint64_t position_state_ = 0;
+  store::IndexPosition position_;
 };
 
 }  // namespace datalog::ext

@@ -34,6 +34,21 @@ bool is_plain_expression(const ast::ExprClause& c) {
   return c.expr.op != "get-else" && c.expr.op != "missing?" && c.expr.op != "ground";
 }
 
+// The shape start() accepts, checked on the query as written (a slot stands only where a
+// constant may, never in the attribute): one real pattern with a constant attribute, and plain
+// expressions. A query of any other shape goes to run_query before the slots are copied in.
+bool single_scan_shape(const ast::Query& query) {
+  int patterns = 0;
+  for (const auto& clause : query.where) {
+    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
+      if (++patterns > 1 || is_pseudo_pattern(*p) || !std::holds_alternative<Value>(p->a)) return false;
+    } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); !e || !is_plain_expression(*e)) {
+      return false;
+    }
+  }
+  return patterns == 1;
+}
+
 }  // namespace
 
 Status QueryStream::open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
@@ -63,6 +78,7 @@ Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, cons
     }
   }
   if (shape == Shape::Bindings && !aggregates) return Status::OK();
+  if (!single_scan_shape(query)) return Status::OK();
   TimeView view;
   DATALOG_RETURN_IF_ERROR(query_time_view(graph, query, inputs.slots, options.now_ms, &view));
   Limits limits = options.limits;
