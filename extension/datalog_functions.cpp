@@ -7,6 +7,7 @@
 #include "engine/script_runner.h"
 #include "engine/time_text.h"
 #include "extension/connection_context.h"
+#include "extension/datalog_dot.h"
 #include "extension/direct_only.h"
 #include "extension/errors.h"
 #include "extension/graph_reading.h"
@@ -214,6 +215,7 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_stats", 1, datalog_stats},
       {"datalog_rebuild", 1, datalog_rebuild},
       {"datalog_import_v1", 2, datalog_import_v1},
+      {"datalog_dot", 2, datalog_dot},
   };
   return register_direct_only(db, context, functions);
 }
