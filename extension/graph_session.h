@@ -91,7 +91,10 @@ class GraphSession {
   struct Visible {
     std::uint64_t tx = UINT64_MAX, seq = UINT64_MAX;
   };
-  store::Status prepare_read(Visible* visible);
+  // *checked (when given) gets the snapshot that was found caught up, for the caller to read
+  // through (null after a catch-up: share_snapshot then gives the new state). Without it, the
+  // snapshot would end here and the caller's share_snapshot begin another LMDB read.
+  store::Status prepare_read(Visible* visible, std::shared_ptr<store::ReadSnapshot>* checked = nullptr);
   // datalog_rebuild: the index made again from the whole log; *rows: the log rows replayed.
   store::Status rebuild(std::uint64_t* rows);
   // The log's last row as this connection sees it, and the row the index reflects.
