@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -26,18 +27,49 @@ std::string placeholders(std::size_t count, int first) {
   return out;
 }
 
+// The keys a keyed workload looks up, one per call, cycled: drawn once so that drawing and
+// formatting them is not timed, and the same for every path.
+struct KeySequence {
+  std::vector<long long> numbers;
+  std::vector<std::string> idents;  // ':e{k}', for an entity key on our paths
+
+  KeySequence(const QueryWorkload& w, long long n) {
+    if (w.key == KeyKind::none) return;
+    std::mt19937_64 random(19);  // fixed: every run and every path sees the same keys
+    std::uniform_int_distribution<long long> draw(0, std::max(1LL, w.key_range(n)) - 1);
+    for (int i = 0; i < 4096; ++i) {
+      numbers.push_back(draw(random));
+      if (w.key == KeyKind::entity) idents.push_back(":e" + std::to_string(numbers.back()));
+    }
+  }
+};
+
 }  // namespace
 
 void run_query_workload(const QueryWorkload& w, long long n, Connection& ours, Connection& plain,
                         int table_number, RunContext& ctx) {
   const std::string datalog = with_size(w.datalog, n);
   const std::vector<long long> args = w.args ? w.args(n) : std::vector<long long>{};
+  const KeySequence keys(w, n);
+  const std::size_t parameters = w.key == KeyKind::none ? args.size() : 1;
   // The paths timed side by side. A path whose table cannot be made, or whose first call fails,
   // is reported with its error and left out of the timing.
   struct Candidate {
     std::string impl;
     Statement stmt;
     bool binds_query = false;  // ad hoc: the query text is bound on every call, as users do
+    int key_parameter = 1;     // where a keyed workload's key goes
+    bool ours = true;          // binds an entity key as its ident, not its baseline integer
+    std::size_t calls = 0;
+
+    // Binds what this call takes: the query text (ad hoc), the next key (keyed workloads).
+    void bind_call(const std::string& datalog, const KeySequence& keys) {
+      if (binds_query) stmt.bind(1, datalog);
+      if (keys.numbers.empty()) return;
+      const std::size_t k = calls++ % keys.numbers.size();
+      if (ours && !keys.idents.empty()) stmt.bind(key_parameter, keys.idents[k]);
+      else stmt.bind(key_parameter, keys.numbers[k]);
+    }
   };
   std::vector<Candidate> candidates;
   std::vector<PathResult> failed;
@@ -53,33 +85,33 @@ void run_query_workload(const QueryWorkload& w, long long n, Connection& ours, C
       continue;
     }
     std::string select = "SELECT * FROM " + table;
-    if (!args.empty()) select += "(" + placeholders(args.size(), 1).substr(2) + ")";
+    if (parameters > 0) select += "(" + placeholders(parameters, 1).substr(2) + ")";
     Statement named = ours.prepare(select);
     for (std::size_t i = 0; i < args.size(); ++i) named.bind(static_cast<int>(i) + 1, args[i]);
     candidates.push_back({impl, std::move(named)});
   }
 
   Statement adhoc = ours.prepare("SELECT * FROM datalog_q('g', ?1" +
-                                 placeholders(args.size(), 2) + ")");
+                                 placeholders(parameters, 2) + ")");
   for (std::size_t i = 0; i < args.size(); ++i) adhoc.bind(static_cast<int>(i) + 2, args[i]);
-  candidates.push_back({"adhoc", std::move(adhoc), true});
+  candidates.push_back({"adhoc", std::move(adhoc), true, 2});
 
   Statement baseline = plain.prepare(with_size(w.sql, n));
   for (std::size_t i = 0; i < args.size(); ++i) baseline.bind(static_cast<int>(i) + 1, args[i]);
-  candidates.push_back({"sqlite", std::move(baseline)});
+  candidates.push_back({"sqlite", std::move(baseline), false, 1, false});
 
   std::vector<std::function<long long()>> calls;
   std::vector<std::string> timed;
   for (Candidate& c : candidates) {
     try {
-      if (c.binds_query) c.stmt.bind(1, datalog);
+      c.bind_call(datalog, keys);
       c.stmt.run_or_throw();
     } catch (const StepError& e) {
       failed.push_back({c.impl, std::nullopt, e.what()});
       continue;
     }
-    calls.push_back([&c, &datalog] {  // candidates no longer grows: &c stays valid
-      if (c.binds_query) c.stmt.bind(1, datalog);
+    calls.push_back([&c, &datalog, &keys] {  // candidates no longer grows: &c stays valid
+      c.bind_call(datalog, keys);
       return c.stmt.run_or_throw();
     });
     timed.push_back(c.impl);
@@ -87,6 +119,17 @@ void run_query_workload(const QueryWorkload& w, long long n, Connection& ours, C
   std::vector<PathResult> paths = std::move(failed);
   const std::vector<Timing> timings = measure_interleaved(calls, ctx.reads);
   for (std::size_t i = 0; i < timed.size(); ++i) paths.push_back({timed[i], timings[i], ""});
+  if (w.key != KeyKind::none && !timed.empty() && timed.back() == "sqlite") {
+    // The baseline once more, alone, while a second connection holds a read transaction on its
+    // database: SQLite shares WAL read locks among a process's connections, so each statement
+    // then skips the two fcntl() calls and the fstat() of its own read lock. The difference from
+    // "sqlite" is what that lock costs per statement (our paths take the same lock on the host
+    // database); an application that keeps a read transaction open elsewhere gets this figure.
+    Connection holder(sqlite3_db_filename(plain.raw(), "main"), false);
+    holder.exec("BEGIN; SELECT count(*) FROM attribute;");
+    paths.push_back({"sqlite_lock_held", measure(calls.back(), ctx.reads), ""});
+    holder.exec("COMMIT");
+  }
 
   std::string line = fmt::format("{}/{} n={}:", w.group, w.name, n);
   std::optional<long long> expected_rows;

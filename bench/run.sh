@@ -43,8 +43,16 @@ trap 'rm -rf "$scratch"' EXIT
 rm -f "$plots"/*.png
 start=$(date +%s)
 "$build/bench/workload_bench" "${flags[@]}" --dir "$scratch" --out "$raw" "$@"
+# The baseline timed again from another client (Python's sqlite3), quoted beside its figures.
+check=$scratch/baseline-check.json
+if [ "$mode" = quick ]; then
+  /usr/bin/python3 bench/check_baseline.py --sizes 1000,10000 --chains 100 --calls 2000 --repeats 3 \
+    --dir "$scratch" --out "$check"
+else
+  /usr/bin/python3 bench/check_baseline.py --dir "$scratch" --out "$check"
+fi
 /usr/bin/python3 bench/render.py "$raw" --json "$json" --markdown "$md" --plots "$plots" \
   --rerun "$rerun" --commit "$commit" --note "${BENCH_NOTE:-}" \
-  --require "$require"
+  --require "$require" --baseline-check "$check"
 rm -f "$raw"
 echo "bench/run.sh: $mode run took $(( $(date +%s) - start )) s; report $md, data $json"

@@ -37,7 +37,8 @@ class Statement {
   long long scalar();
   // Steps to the end and joins column `column` of every row with `separator`.
   std::string column_text_rows(int column, const std::string& separator);
-  // Like run(), but a failing step throws StepError (the caller records it and moves on).
+  // Like run(), but reads every column of every row (a measured call uses its result), and a
+  // failing step throws StepError (the caller records it and moves on).
   long long run_or_throw();
 
  private:

@@ -39,6 +39,9 @@ Connection open_ours(const std::string& base) {
 Connection open_plain(const std::string& base) {
   Connection db(plain_db_path(base), false);
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
+  // Reads through a memory map, as LMDB's do: with SQLite's default 2 MB page cache a lookup in
+  // a larger database reads its pages with a pread() each, a system call a tuned reader avoids.
+  db.exec("PRAGMA mmap_size=1073741824;");
   create_plain_schema(db);
   return db;
 }

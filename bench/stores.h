@@ -4,7 +4,8 @@
 // `<base>.graph`); facts go in as `datalog_exec('g', '(transact [...])')`, one command per
 // fixture batch.
 //
-// Plain SQLite: `<base>-plain.db` in WAL mode with synchronous=FULL (every commit is fsynced,
+// Plain SQLite: `<base>-plain.db` in WAL mode with synchronous=FULL and a 1 GiB mmap_size (reads
+// through a memory map, like LMDB's; every commit is fsynced,
 // like an LMDB commit), holding
 //   facts(e INTEGER, a INTEGER, v ANY, tx INTEGER, valid_from INTEGER, valid_to INTEGER)
 //   WITHOUT ROWID, PRIMARY KEY (e, a, v), INDEX (a, v, e)

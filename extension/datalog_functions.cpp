@@ -7,6 +7,7 @@
 #include "engine/script_runner.h"
 #include "engine/time_text.h"
 #include "extension/connection_context.h"
+#include "extension/datalog_dot.h"
 #include "extension/direct_only.h"
 #include "extension/errors.h"
 #include "extension/graph_reading.h"
@@ -220,6 +221,7 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_import", 3, datalog_import},
       {"datalog_export", 2, datalog_export},
       {"datalog_export", 3, datalog_export},
+      {"datalog_dot", 2, datalog_dot},
   };
   return register_direct_only(db, context, functions);
 }

@@ -4,6 +4,8 @@
 //   SELECT datalog_explain('g', '(query [:find ?v :where [:e0 :val ?v]])');
 //   SELECT datalog_rules('g');               -- the rules stored in g's graph, one per line
 //   SELECT datalog_drop_rule('g', 'reach');  -- removes every rule named reach; returns how many
+//   SELECT datalog_dot('g', '(query [:find ?e ?a ?v :where [?e ?a ?v]])');  -- GraphViz DOT text
+//                                            (datalog_dot.h)
 //
 // The first argument names a store table of this connection ("g" or "schema.g").
 #pragma once

@@ -12,8 +12,8 @@ Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* 
   if (writer && writer->open()) {
     r->access_.emplace(session.env(), *writer);
   } else {
-    DATALOG_RETURN_IF_ERROR(session.prepare_read(&r->visible_));
-    DATALOG_RETURN_IF_ERROR(session.share_snapshot(&r->snapshot_));
+    DATALOG_RETURN_IF_ERROR(session.prepare_read(&r->visible_, &r->snapshot_));
+    if (!r->snapshot_) DATALOG_RETURN_IF_ERROR(session.share_snapshot(&r->snapshot_));
     r->access_.emplace(*r->snapshot_);
     r->access_->set_visible_through(r->visible_.tx, r->visible_.seq);
   }

@@ -176,7 +176,7 @@ Status GraphSession::catch_up_once(const GraphLog::Tip& tip, bool writing, std::
   return Status::OK();
 }
 
-Status GraphSession::prepare_read(Visible* visible) {
+Status GraphSession::prepare_read(Visible* visible, std::shared_ptr<store::ReadSnapshot>* checked) {
   DATALOG_RETURN_IF_ERROR(check_log_and_owner());
   GraphLog::Tip tip;
   DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
@@ -185,16 +185,23 @@ Status GraphSession::prepare_read(Visible* visible) {
   // The shared snapshot, when one is open, is what the reader will use: check it.
   std::shared_ptr<store::ReadSnapshot> snapshot;
   DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
-  IndexPosition pos;
-  DATALOG_RETURN_IF_ERROR(snapshot->position(&pos));
-  if (at_tip(pos, tip)) return Status::OK();
-  if (pos.seq > tip.seq) {
+  if (position_env_ != env_.get() || position_state_ != snapshot->id() || position_state_ == 0) {
+    DATALOG_RETURN_IF_ERROR(snapshot->position(&position_));
+    position_env_ = env_.get();
+    position_state_ = snapshot->id();
+  }
+  const IndexPosition pos = position_;
+  bool usable = at_tip(pos, tip);
+  if (!usable && pos.seq > tip.seq) {
     // Ahead of this (older) snapshot: fine when the index holds this snapshot's last transaction
     // as the log has it; the bound hides the rest.
-    if (tip.seq == 0) return Status::OK();
     std::optional<std::int64_t> time;
-    DATALOG_RETURN_IF_ERROR(snapshot->tx_time(tip.tx, &time));
-    if (time == tip.tx_time_ms) return Status::OK();
+    if (tip.seq != 0) DATALOG_RETURN_IF_ERROR(snapshot->tx_time(tip.tx, &time));
+    usable = tip.seq == 0 || time == tip.tx_time_ms;
+  }
+  if (usable) {
+    if (checked) *checked = std::move(snapshot);
+    return Status::OK();
   }
   snapshot.reset();
   return catch_up(tip, false);

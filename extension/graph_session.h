@@ -91,7 +91,10 @@ class GraphSession {
   struct Visible {
     std::uint64_t tx = UINT64_MAX, seq = UINT64_MAX;
   };
-  store::Status prepare_read(Visible* visible);
+  // *checked (when given) gets the snapshot that was found caught up, for the caller to read
+  // through (null after a catch-up: share_snapshot then gives the new state). Without it, the
+  // snapshot would end here and the caller's share_snapshot begin another LMDB read.
+  store::Status prepare_read(Visible* visible, std::shared_ptr<store::ReadSnapshot>* checked = nullptr);
   // datalog_rebuild: the index made again from the whole log; *rows: the log rows replayed.
   store::Status rebuild(std::uint64_t* rows);
   // The log's last row as this connection sees it, and the row the index reflects.
@@ -138,6 +141,11 @@ class GraphSession {
   std::optional<Schema> schema_;
   std::uint64_t rules_txn_id_ = 0, rules_seq_ = 0;
   Rules rules_;
+  // The index's log position in the committed state position_state_ of position_env_: a state
+  // never changes once committed, so each read does not ask LMDB again (two lookups per query).
+  const store::GraphEnv* position_env_ = nullptr;
+  std::uint64_t position_state_ = 0;
+  store::IndexPosition position_;
 };
 
 }  // namespace datalog::ext

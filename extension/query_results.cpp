@@ -53,13 +53,13 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
   if (on_snapshot) shared_names_ = &session.env().read_cache();
   if (!on_snapshot || !rules.empty()) return evaluate(db, std::move(reading), query, rules, inputs, origin, limits);
 
-  probe_ = std::make_unique<InterruptProbe>(db);
-  sql_functions_ = std::make_unique<SqlFunctions>(db, &origin);
+  probe_.emplace(db);
+  sql_functions_.emplace(db, &origin);
   eval::RunOptions options;
   options.limits = limits;
   options.now_ms = now_ms();
-  options.interrupted = [probe = probe_.get()] { return probe->interrupted(); };
-  options.external = sql_functions_.get();
+  options.interrupted = [probe = &*probe_] { return probe->interrupted(); };
+  options.external = &*sql_functions_;
   DATALOG_RETURN_IF_ERROR(eval::QueryStream::open(reading->access(), query, inputs, options, &stream_));
   if (!stream_) {
     probe_.reset();

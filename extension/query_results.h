@@ -58,8 +58,8 @@ class QueryResults {
 
   // While streaming (destroyed in reverse order: the stream before what it reads through).
   std::unique_ptr<GraphReading> reading_;
-  std::unique_ptr<InterruptProbe> probe_;
-  std::unique_ptr<SqlFunctions> sql_functions_;
+  std::optional<InterruptProbe> probe_;  // in place: no allocation per call
+  std::optional<SqlFunctions> sql_functions_;
   std::unique_ptr<eval::QueryStream> stream_;
   eval::Row current_;
   // Evaluated in full.

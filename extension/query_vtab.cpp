@@ -46,10 +46,11 @@ struct QueryTable : sqlite3_vtab {
 
 struct QueryCursor : sqlite3_vtab_cursor {
   QueryTable* table() const { return static_cast<QueryTable*>(pVtab); }
+  // Ad hoc: the query of this call. Declared before the results, which read it, so it goes last.
+  std::shared_ptr<const ParsedQuery> parsed;
   QueryResults results;
   std::int64_t rowid = 0;
   std::vector<sqlite3_value*> args;  // the argument values, by column (null when none)
-  std::shared_ptr<const ParsedQuery> parsed;  // ad hoc: the query of this call
 
   ~QueryCursor() { clear_args(); }
   void clear_args() {

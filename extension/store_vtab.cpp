@@ -380,9 +380,9 @@ Status attach_reader(StoreCursor* c, bool reposition) {
     if (!c->via_writer && c->snapshot) return Status::OK();
     c->via_writer = false;
     GraphSession::Visible visible;
-    DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible));
+    DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible, &c->snapshot));
     c->visible_tx = visible.tx;
-    DATALOG_RETURN_IF_ERROR(session.share_snapshot(&c->snapshot));
+    if (!c->snapshot) DATALOG_RETURN_IF_ERROR(session.share_snapshot(&c->snapshot));
     c->reader = store::ReadView(*c->snapshot);
   }
   c->names.reset(c->reader);

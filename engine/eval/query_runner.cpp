@@ -230,6 +230,12 @@ Status query_time_view(GraphReader& graph, const ast::Query& query,
   return time_view(graph, query, slots, now_ms, view);
 }
 
+Status fill_pattern_slots(ast::Pattern& pattern, const std::map<std::string, Value>& slots) {
+  DATALOG_RETURN_IF_ERROR(fill_entity(pattern.e, slots));
+  DATALOG_RETURN_IF_ERROR(fill_term(pattern.a, slots));
+  return fill_term(pattern.v, slots);
+}
+
 Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
                         ast::Query* out) {
   *out = query;

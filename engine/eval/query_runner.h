@@ -49,6 +49,9 @@ Status query_time_view(GraphReader& graph, const ast::Query& query,
                        const std::map<std::string, Value>& slots, std::int64_t now_ms, TimeView* view);
 
 // The query with every slot replaced by its value (an error names a missing slot).
+// One pattern's slots filled in, as substitute_slots fills them (an entity position takes an
+// entity form only).
+Status fill_pattern_slots(ast::Pattern& pattern, const std::map<std::string, Value>& slots);
 Status substitute_slots(const ast::Query& query, const std::map<std::string, Value>& slots,
                         ast::Query* out);
 

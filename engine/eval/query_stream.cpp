@@ -34,6 +34,42 @@ bool is_plain_expression(const ast::ExprClause& c) {
   return c.expr.op != "get-else" && c.expr.op != "missing?" && c.expr.op != "ground";
 }
 
+// The shape start() accepts, checked on the query as written (a slot stands only where a
+// constant may, never in the attribute): one real pattern with a constant attribute, and plain
+// expressions. A query of any other shape goes to run_query before the slots are copied in.
+bool single_scan_shape(const ast::Query& query) {
+  int patterns = 0;
+  for (const auto& clause : query.where) {
+    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
+      if (++patterns > 1 || is_pseudo_pattern(*p) || !std::holds_alternative<Value>(p->a)) return false;
+    } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); !e || !is_plain_expression(*e)) {
+      return false;
+    }
+  }
+  return patterns == 1;
+}
+
+bool holds_slot(const ast::Expr& e) {
+  for (const auto& arg : e.args) {
+    if (std::holds_alternative<ast::Slot>(arg)) return true;
+    if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub && holds_slot(**sub)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The query's one pattern, when no expression holds a slot: then only that pattern needs its
+// slots filled, and the rest of the query is read as written (no copy per call).
+const ast::Pattern* only_pattern_holds_slots(const ast::Query& query) {
+  const ast::Pattern* pattern = nullptr;
+  for (const auto& clause : query.where) {
+    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) pattern = p;
+    else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && holds_slot(e->expr)) return nullptr;
+  }
+  return pattern;
+}
+
 }  // namespace
 
 Status QueryStream::open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
@@ -63,6 +99,7 @@ Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, cons
     }
   }
   if (shape == Shape::Bindings && !aggregates) return Status::OK();
+  if (!single_scan_shape(query)) return Status::OK();
   TimeView view;
   DATALOG_RETURN_IF_ERROR(query_time_view(graph, query, inputs.slots, options.now_ms, &view));
   Limits limits = options.limits;
@@ -70,24 +107,29 @@ Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, cons
   std::unique_ptr<QueryStream> stream(new QueryStream(graph, view, limits));
   stream->ctx_.set_interrupt(options.interrupted);
   stream->ctx_.set_external_functions(options.external);
-  ast::Query bound;
-  DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &bound));
   bool streams = false;
-  DATALOG_RETURN_IF_ERROR(stream->start(std::move(bound), shape, &streams));
+  if (const ast::Pattern* pattern = only_pattern_holds_slots(query)) {
+    stream->pattern_ = *pattern;
+    DATALOG_RETURN_IF_ERROR(fill_pattern_slots(stream->pattern_, inputs.slots));
+    DATALOG_RETURN_IF_ERROR(stream->start(query, &stream->pattern_, shape, &streams));
+  } else {
+    DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &stream->query_));
+    DATALOG_RETURN_IF_ERROR(stream->start(stream->query_, nullptr, shape, &streams));
+  }
   if (streams) *out = std::move(stream);
   return Status::OK();
 }
 
 // Checks the query's shape and opens the scan; *streams is false for any other shape.
-Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
+Status QueryStream::start(const ast::Query& source, const ast::Pattern* filled, Shape shape, bool* streams) {
   *streams = false;
-  query_ = std::move(bound);
+  source_ = &source;
   const ast::Pattern* pattern = nullptr;
   std::vector<const ast::ExprClause*> expressions;
-  for (const auto& clause : query_.where) {
+  for (const auto& clause : source.where) {
     if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
       if (pattern || is_pseudo_pattern(*p)) return Status::OK();
-      pattern = p;
+      pattern = filled ? filled : p;
     } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && is_plain_expression(*e)) {
       expressions.push_back(e);
     } else {
@@ -116,7 +158,7 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
   if (v_var && !v_var->is_wildcard()) {
     // The comparisons among the filters narrow the scan to the values that can pass them; on
     // integer values, those with an integer constant then hold already (value_ranges.h).
-    filter.v_ranges = value_ranges(v_var->name, comparison_filters(query_.where));
+    filter.v_ranges = value_ranges(v_var->name, comparison_filters(source.where));
   }
   if (e_var && !e_var->is_wildcard()) {
     entity_column_ = 0;
@@ -130,7 +172,7 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
                          !filter.v_ranges.empty())) {
     return Status::OK();
   }
-  for (const auto& f : query_.find) {
+  for (const auto& f : source.find) {
     const int column = scope_.column(f.var.name);
     if (column < 0) return Status::OK();  // the analyzer rejects this; run_query says how
     if (shape == Shape::Rows) find_columns_.push_back(column);
@@ -142,12 +184,12 @@ Status QueryStream::start(ast::Query bound, Shape shape, bool* streams) {
   // A value no find element or filter reads need not be decoded (point_attribute: [?e :a _]);
   // a scan that compares values itself decodes them regardless.
   filter.values_unused = steps_.empty() &&
-                         std::none_of(query_.find.begin(), query_.find.end(), [&](const ast::FindElement& f) {
+                         std::none_of(source.find.begin(), source.find.end(), [&](const ast::FindElement& f) {
                            return v_var && f.var.name == v_var->name;
                          });
   // Aggregates grouped by the value get the datoms in value order, so equal keys come together.
   filter.value_order = shape == Shape::Bindings && v_var &&
-                       std::any_of(query_.find.begin(), query_.find.end(), [&](const ast::FindElement& f) {
+                       std::any_of(source.find.begin(), source.find.end(), [&](const ast::FindElement& f) {
                          return f.kind == ast::FindElement::Kind::Variable && f.var.name == v_var->name;
                        });
   current_.assign(scope_.vars.size(), Value::nil());

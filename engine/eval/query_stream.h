@@ -17,7 +17,8 @@
 // (BindingSource), so project_aggregates folds them into groups without building a relation.
 //
 // The stream reads through the GraphReader it was opened on, which must outlive it and must not
-// write while it is open. Thread safety: none; one reader at a time.
+// write while it is open; the query it was opened with must outlive it too (a query whose slots
+// stand only in its pattern is not copied: that pattern is filled in a copy of its own). Thread safety: none; one reader at a time.
 #pragma once
 
 #include <memory>
@@ -50,7 +51,9 @@ class QueryStream final : public BindingSource {
   Status next_binding(RowView* row, bool* found) override;
 
   EvalContext& context() { return ctx_; }
-  const ast::Query& query() const { return query_; }  // with its slots filled in
+  // The query as run: the caller's own when slots stood only in its pattern (that pattern is
+  // filled in a copy here), else a copy with every slot filled in.
+  const ast::Query& query() const { return *source_; }
 
  private:
   enum class Shape { Rows, Bindings };
@@ -58,7 +61,8 @@ class QueryStream final : public BindingSource {
       : ctx_(graph, view, limits) {}
   static Status open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                            const RunOptions& options, Shape shape, std::unique_ptr<QueryStream>* out);
-  Status start(ast::Query bound, Shape shape, bool* streams);
+  // Opens the scan of `source`'s pattern, or of `filled` in its place when given.
+  Status start(const ast::Query& source, const ast::Pattern* filled, Shape shape, bool* streams);
   bool place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* value_var,
                          bool has_ranges);
   Status run_expressions(bool* keep);
@@ -71,7 +75,9 @@ class QueryStream final : public BindingSource {
   };
 
   EvalContext ctx_;
-  ast::Query query_;                 // slots substituted; the filters point into it
+  ast::Query query_;                 // a copy with slots substituted, when expressions hold slots
+  const ast::Query* source_ = &query_;  // what the steps and :find point into
+  ast::Pattern pattern_;             // the pattern with its slots filled, when only it holds slots
   std::vector<Step> steps_;
   Relation scope_;                   // the pattern's and the bindings' variables: what :find reads
   Row current_;                      // scope_'s values for the datom under the cursor
