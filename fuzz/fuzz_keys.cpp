@@ -15,8 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const IndexId index : {IndexId::Eavt, IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     datalog::Datom d;
     GiantRef giant;
-    (void)decode_datom(index, bytes, valid_to, &d, &giant);
-    (void)decode_datom(index, bytes, bytes, &d, &giant, /*skip_value=*/true);
+    (void)decode_datom(index, bytes, valid_to, &d, &giant, nullptr);
+    (void)decode_datom(index, bytes, bytes, &d, &giant, nullptr, /*skip_value=*/true);
   }
   (void)decode_value(bytes);
   (void)decode_stored_value(bytes);

@@ -178,6 +178,19 @@ Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::option
   return Status::OK();
 }
 
+bool IndexTxTimes::time_of(std::uint64_t tx, std::int64_t* ms) {
+  Slot& slot = slots_[tx % slots_.size()];
+  if (slot.tx == tx && tx != 0) {
+    *ms = slot.ms;
+    return true;
+  }
+  std::optional<TxInfo> info;
+  if (!read_tx_info(txn_, *t_, tx, &info).ok() || !info) return false;
+  slot = Slot{tx, info->time_ms};
+  *ms = info->time_ms;
+  return true;
+}
+
 Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::uint64_t* tx) {
   std::uint64_t last = 0;
   DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kLastTx, &last));
@@ -205,10 +218,11 @@ Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vect
   MDB_val k, v;
   rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
   Status st;
+  IndexTxTimes times(txn, t);
   while (rc == MDB_SUCCESS && st.ok()) {
     Datom d;
     GiantRef giant;
-    if (!decode_datom(IndexId::Eavt, as_view(k), as_view(v), &d, &giant)) {
+    if (!decode_datom(IndexId::Eavt, as_view(k), as_view(v), &d, &giant, &times)) {
       st = Status(StatusCode::Corrupt, "an eavt record is malformed");
     } else if (d.tx == tx) {
       if (giant.giant) st = load_giant(txn, t, giant.hash, &d.v);

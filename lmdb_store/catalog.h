@@ -7,6 +7,7 @@
 
 #include <lmdb.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "engine/datom.h"
 #include "engine/storage.h"
 #include "engine/value.h"
+#include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/graph_stats.h"
 #include "lmdb_store/status.h"
@@ -51,6 +53,28 @@ struct TxInfo {
   std::uint64_t datoms = 0;
 };
 Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::optional<TxInfo>* out);
+// Transaction times from the transaction table, for decoding keys whose vf is their
+// transaction's time (datom_layout.h), with a small cache: a scan meets the records of a few
+// transactions again and again. Bound to one LMDB transaction (reset() when it changes).
+class IndexTxTimes final : public TxTimes {
+ public:
+  IndexTxTimes(MDB_txn* txn, const Tables& t) : txn_(txn), t_(&t) {}
+  void reset(MDB_txn* txn) {
+    txn_ = txn;
+    slots_.fill(Slot{});
+  }
+  bool time_of(std::uint64_t tx, std::int64_t* ms) override;
+
+ private:
+  struct Slot {
+    std::uint64_t tx = 0;  // 0: empty (no datom has transaction 0)
+    std::int64_t ms = 0;
+  };
+  MDB_txn* txn_;
+  const Tables* t_;
+  std::array<Slot, 64> slots_{};
+};
+
 // The last transaction whose wall time is <= time_ms (0 when none): `:as-of "ISO"`.
 Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::uint64_t* tx);
 // The datoms transaction tx recorded, in EAVT order. A scan of the whole EAVT index: for checks

@@ -47,18 +47,23 @@ void encode_tx_op(std::string& out, std::uint64_t tx, Op op) {
   out += static_cast<char>(op);
 }
 
-void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from) {
+void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from,
+                      std::int64_t tx_time_ms) {
   const std::size_t start = out.size();
   encode_tx_op(out, tx, op);
-  put_ordered_int(out, valid_from);
+  if (tx_time_ms != kUnknownTxTime && valid_from == tx_time_ms) {
+    out += kValidFromIsTxTime;
+  } else {
+    put_ordered_int(out, valid_from);
+  }
   out += static_cast<char>(out.size() - start);
 }
 
-void encode_datom_key(std::string& out, IndexId index, const Datom& datom) {
+void encode_datom_key(std::string& out, IndexId index, const Datom& datom, std::int64_t tx_time_ms) {
   // Room for the longest key (three ids, the largest value, the suffix): one allocation at most.
   out.reserve(out.size() + 2 * kMaxIdBytes + kMaxEncodedValue + kMaxTxSuffix);
   encode_fact_prefix(out, index, datom.e, datom.a, datom.v);
-  encode_tx_suffix(out, datom.tx, datom.op, datom.valid_from);
+  encode_tx_suffix(out, datom.tx, datom.op, datom.valid_from, tx_time_ms);
 }
 
 std::string encode_valid_to(std::int64_t valid_to) {
@@ -102,7 +107,7 @@ std::size_t counted_prefix_length(IndexId index, std::string_view key) {
 }
 
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
-                  GiantRef* giant, bool skip_value, ValueMemo* memo) {
+                  GiantRef* giant, TxTimes* times, bool skip_value, ValueMemo* memo) {
   const std::size_t fact_size = fact_length(key);
   if (fact_size == 0 || (data.size() != 0 && data.size() != 8)) return false;
   const std::string_view fact = key.substr(0, fact_size);
@@ -176,8 +181,12 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, Da
   if (op > static_cast<std::uint8_t>(Op::Reassert)) return false;
   d.op = static_cast<Op>(op);
   ++at;
-  const std::size_t vf = get_ordered_int(suffix.substr(at), &d.valid_from);
-  if (vf == 0 || at + vf != suffix.size()) return false;
+  if (at + 1 == suffix.size() && suffix[at] == kValidFromIsTxTime) {
+    if (!times || !times->time_of(d.tx, &d.valid_from)) return false;
+  } else {
+    const std::size_t vf = get_ordered_int(suffix.substr(at), &d.valid_from);
+    if (vf == 0 || at + vf != suffix.size()) return false;
+  }
   d.valid_to = data.empty() ? kForever : get_i64(data);
   return true;
 }

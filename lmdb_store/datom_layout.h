@@ -8,7 +8,9 @@
 //   data (all four): vt, or nothing when vt is forever
 //
 // e, a, r, vf are ordered signed integers and tx an ordered unsigned one (key_coding.h: 1 to 9
-// bytes, small numbers short); op is one byte; V is encode_value; n, the last byte, is the
+// bytes, small numbers short), except that a vf equal to the transaction's time (the default
+// valid-from) is the one byte kValidFromIsTxTime, which decoding replaces by that time (TxTimes);
+// op is one byte; V is encode_value; n, the last byte, is the
 // length of "tx op vf", so the fact part of a key is found without decoding it. vt, when
 // bounded, is a sign-flipped big-endian i64. The fact part (e, a, v) comes first: the records of
 // one fact are adjacent in every index, oldest transaction first, so a scan resolves retractions
@@ -45,14 +47,28 @@ std::size_t fact_length(std::string_view key);
 // malformed.
 std::size_t counted_prefix_length(IndexId index, std::string_view key);
 
-// Appends the key of datom in index. For Vaet, datom.v must be a ref.
-void encode_datom_key(std::string& out, IndexId index, const Datom& datom);
+// Appends the key of datom in index. For Vaet, datom.v must be a ref. tx_time_ms: the time of
+// datom.tx, or kUnknownTxTime (then vf is written out).
+void encode_datom_key(std::string& out, IndexId index, const Datom& datom, std::int64_t tx_time_ms);
 // Appends only the (e, a, v) group prefix of datom's key in index.
 void encode_fact_prefix(std::string& out, IndexId index, EntityId e, EntityId a, const Value& v);
 // Appends "tx op" (the start of a suffix: a prefix of every record of a fact made by op in tx).
 void encode_tx_op(std::string& out, std::uint64_t tx, Op op);
-// Appends "tx op vf n".
-void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from);
+// The vf of a record valid from its transaction's time: below every ordered integer's head.
+inline constexpr char kValidFromIsTxTime = '\x00';
+// For tx_time_ms when the transaction's time is not known: vf is always written out.
+inline constexpr std::int64_t kUnknownTxTime = INT64_MIN;
+// Appends "tx op vf n"; tx_time_ms: the time of transaction tx (kUnknownTxTime: not known).
+void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from,
+                      std::int64_t tx_time_ms);
+
+// The times of transactions, for decoding records whose vf is their transaction's time.
+class TxTimes {
+ public:
+  virtual ~TxTimes() = default;
+  // False when tx has no time (a damaged or foreign index).
+  virtual bool time_of(std::uint64_t tx, std::int64_t* ms) = 0;
+};
 // Appended to a fact part: sorts after every record of the fact.
 inline constexpr char kAfterFact = '\xff';
 std::string encode_valid_to(std::int64_t valid_to);
@@ -74,7 +90,8 @@ struct ValueMemo {
 // With skip_value, d->v is set to nil without decoding where the key layout allows it (EAVT,
 // AEVT: the value is the key's last field); giant is then never set. With memo, AVET keys reuse the value decoded
 // from the previous key when their value bytes are the same.
+// times resolves a vf left out (kValidFromIsTxTime); without it (null) such a key is malformed.
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant,
-                  bool skip_value = false, ValueMemo* memo = nullptr);
+                  TxTimes* times, bool skip_value = false, ValueMemo* memo = nullptr);
 
 }  // namespace datalog::store

@@ -57,6 +57,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
   memo_.bytes.clear();
   cursors_ = cursors;
   env_ = &env;
+  times_.emplace(txn, env.tables());
   index_ = index;
   resume_.assign(start_key);
   end_.assign(end_key);
@@ -71,6 +72,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
 
 Status DatomScan::reposition(MDB_txn* txn) {
   txn_ = txn;
+  if (times_) times_->reset(txn);
   if (pos_ >= count_) return fill();
   return Status::OK();
 }
@@ -140,7 +142,7 @@ Status DatomScan::fill() {
     };
     GiantRef giant;
     Datom& first = next_slot();
-    if (!decode_datom(index_, key, as_view(v), &first, &giant, skip_values_, &memo_)) {
+    if (!decode_datom(index_, key, as_view(v), &first, &giant, &*times_, skip_values_, &memo_)) {
       --count_;
       return Status(StatusCode::Corrupt, "an index key is malformed");
     }
@@ -151,7 +153,8 @@ Status DatomScan::fill() {
       group_.push_back(std::move(first));
       --count_;
       while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
-        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, skip_values_, &memo_)) {
+        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, &*times_,
+                          skip_values_, &memo_)) {
           return Status(StatusCode::Corrupt, "an index key is malformed");
         }
         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);

@@ -16,10 +16,12 @@
 #include <lmdb.h>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/status.h"
@@ -97,6 +99,7 @@ class DatomScan {
   bool exhausted_ = false;
   bool skip_values_ = false;
   ValueMemo memo_;  // AVET scans: the last text value decoded
+  std::optional<IndexTxTimes> times_;  // for records valid from their transaction's time
 };
 
 }  // namespace datalog::store

@@ -80,13 +80,13 @@ Status ReadView::start_scan(DatomScan& scan, ScanIndex index, const KeyRange& ra
 
 std::string datom_row_key(const Datom& d) {
   std::string key;
-  encode_datom_key(key, IndexId::Eavt, d);
+  encode_datom_key(key, IndexId::Eavt, d, kUnknownTxTime);  // vf written out: decodes alone
   return key;
 }
 
 Status fact_of_row_key(WriteTxn& w, std::string_view key, Datom* out) {
   GiantRef giant;
-  if (!decode_datom(IndexId::Eavt, key, encode_valid_to(kForever), out, &giant)) {
+  if (!decode_datom(IndexId::Eavt, key, encode_valid_to(kForever), out, &giant, nullptr)) {
     return Status(StatusCode::InvalidArgument, "the datom column does not hold a datom key");
   }
   if (giant.giant) DATALOG_RETURN_IF_ERROR(load_giant(w.read_txn(), w.env().tables(), giant.hash, &out->v));

@@ -183,7 +183,7 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
 
 Status WriteTxn::delete_record(IndexId index, const Datom& d) {
   std::string key;
-  encode_datom_key(key, index, d);
+  encode_datom_key(key, index, d, time_of_tx(d.tx));
   MDB_val k = as_val(key);
   const int rc = mdb_del(txn(), table_of(env_->tables(), index), &k, nullptr);
   if (rc == MDB_NOTFOUND) return Status::OK();
@@ -194,8 +194,15 @@ Status WriteTxn::delete_record(IndexId index, const Datom& d) {
 Status WriteTxn::write_datom(const Datom& d) {
   valid_to_.clear();
   encode_valid_to(valid_to_, d.valid_to);
+  if (header_tx_ != tx_) {
+    // The transaction's time goes in now, not only when it is sealed: records valid from it are
+    // decoded with it (TxTimes), also by reads through this writer before it commits.
+    DATALOG_RETURN_IF_ERROR(write_tx_header(0));
+    header_tx_ = tx_;
+  }
+  const std::int64_t tx_time = time_of_tx(d.tx);
   eavt_key_.clear();
-  encode_datom_key(eavt_key_, IndexId::Eavt, d);
+  encode_datom_key(eavt_key_, IndexId::Eavt, d, tx_time);
   // EAVT waits too while the transaction has retracted nothing: until then the writer reads no
   // EAVT record (last_record, has_record and find_at_tx write what waits before they read).
   if (retracted_) {
@@ -207,7 +214,7 @@ Status WriteTxn::write_datom(const Datom& d) {
   for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     if (index == IndexId::Vaet && !d.v.is(ValueKind::Ref)) continue;
     index_key_.clear();
-    encode_datom_key(index_key_, index, d);
+    encode_datom_key(index_key_, index, d, tx_time);
     DATALOG_RETURN_IF_ERROR(defer_record(index, index_key_, d.a));
   }
   ++datom_count_;
@@ -237,12 +244,13 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
   MDB_cursor* cursor = nullptr;
   int rc = mdb_cursor_open(txn(), env_->tables().eavt, &cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open eavt cursor");
+  OwnTxTimes times(*this);
   MDB_val k = as_val(prefix), val;
   rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
   while (rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == prefix) {
     Datom d;
     GiantRef giant;
-    if (decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant)) {
+    if (decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant, &times)) {
       d.v = v;  // the caller's full value (the key may hold a giant's prefix)
       found->push_back(std::move(d));
     }
@@ -275,7 +283,8 @@ Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::option
   Datom d;
   GiantRef giant;
   // Only the transaction and operation are needed: leave the value undecoded.
-  if (!decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant, /*skip_value=*/true)) {
+  OwnTxTimes times(*this);
+  if (!decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant, &times, /*skip_value=*/true)) {
     return Status(StatusCode::Corrupt, "an eavt record is malformed");
   }
   *last = std::move(d);
@@ -545,6 +554,7 @@ Status WriteTxn::rollback_to(int level) {
     stack_.pop_back();
   }
   datom_count_ = restored.datoms_at_start;
+  header_tx_ = 0;  // the header may have gone with the savepoint: written again when needed
   elided_count_ = restored.elided_at_start;
   dirty_ = restored.dirty_at_start;
   txn_idents_.undo_to(restored.idents_at_start);
@@ -579,6 +589,7 @@ Status WriteTxn::rollback_all() {
   dirty_ = false;
   retracted_ = false;
   tx_ = first_tx_;
+  header_tx_ = 0;
   sealed_ = false;
   touch();
   MDB_txn* txn = nullptr;
@@ -596,14 +607,30 @@ Status WriteTxn::rollback_all() {
 Status WriteTxn::seal_transaction() {
   if (datom_count_ == 0 && elided_count_ == 0) return Status::OK();
   const Tables& t = env_->tables();
-  std::string header;
-  put_i64(header, tx_time_ms_);
-  put_u64(header, datom_count_);
-  const std::string key = tx_header_key(tx_);
-  MDB_val k = as_val(key), v = as_val(header);
-  DATALOG_RETURN_IF_ERROR(status_from_mdb(mdb_put(txn(), t.txlog, &k, &v, 0), "write transaction log"));
+  DATALOG_RETURN_IF_ERROR(write_tx_header(datom_count_));
   DATALOG_RETURN_IF_ERROR(write_counter(txn(), t.meta, meta_key::kLastTx, tx_));
   return write_counter(txn(), t.meta, meta_key::kLastTxTime, static_cast<std::uint64_t>(tx_time_ms_));
+}
+
+Status WriteTxn::write_tx_header(std::uint64_t datoms) {
+  std::string header;
+  put_i64(header, tx_time_ms_);
+  put_u64(header, datoms);
+  const std::string key = tx_header_key(tx_);
+  MDB_val k = as_val(key), v = as_val(header);
+  return status_from_mdb(mdb_put(txn(), env_->tables().txlog, &k, &v, 0), "write transaction log");
+}
+
+std::int64_t WriteTxn::time_of_tx(std::uint64_t tx) {
+  if (tx == tx_) return tx_time_ms_;
+  std::optional<TxInfo> info;
+  if (!read_tx_info(txn(), env_->tables(), tx, &info).ok() || !info) return kUnknownTxTime;
+  return info->time_ms;
+}
+
+bool WriteTxn::OwnTxTimes::time_of(std::uint64_t tx, std::int64_t* ms) {
+  *ms = w_.time_of_tx(tx);
+  return *ms != kUnknownTxTime;
 }
 
 Status WriteTxn::next_transaction() {
@@ -831,6 +858,7 @@ Status WriteTxn::clear_index() {
   next_ident_dirty_ = false;
   first_new_ident_ = 0;
   tx_ = first_tx_ = 1;
+  header_tx_ = 0;
   dirty_ = true;
   touch();
   return Status::OK();

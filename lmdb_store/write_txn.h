@@ -157,6 +157,19 @@ class WriteTxn {
   Status defer_record(IndexId index, std::string_view key, EntityId a);
   Status write_deferred();
   Status seal_transaction();  // the log header and counters of transaction tx_
+  Status write_tx_header(std::uint64_t datoms);  // tx_'s time and datom count in txlog
+  // The time of transaction tx as this writer knows it (its own, or a committed one's);
+  // kUnknownTxTime when there is none.
+  std::int64_t time_of_tx(std::uint64_t tx);
+  // Decoding the writer's own reads of EAVT: times from time_of_tx.
+  class OwnTxTimes final : public TxTimes {
+   public:
+    explicit OwnTxTimes(WriteTxn& w) : w_(w) {}
+    bool time_of(std::uint64_t tx, std::int64_t* ms) override;
+
+   private:
+    WriteTxn& w_;
+  };
   Status rollback_all();
   Status fail(Status st);  // aborts everything after an LMDB error
   void discard_pending();
@@ -176,6 +189,7 @@ class WriteTxn {
   bool dirty_ = false;
   bool retracted_ = false;  // a retraction happened: asserts must look for one at this tx
   std::uint64_t datom_count_ = 0;
+  std::uint64_t header_tx_ = 0;  // the transaction whose header is in txlog already (0: none)
   std::uint64_t elided_count_ = 0;  // retractions not stored: they still consume the counter
   std::map<EntityId, StatsDelta> pending_stats_;
   struct DeferredRecord {

@@ -285,10 +285,11 @@ void check_statistics(const GraphEnv& env, MDB_txn* txn, const HistoryModel& mod
   std::uint64_t eavt_records = 0, vaet_records = 0, ref_records = 0;
   std::set<std::string> entities;
   // Keys are decoded with the layout's own decoder (datom_layout.h).
-  auto decoded = [](IndexId index, std::string_view key) {
+  IndexTxTimes times(txn, t);
+  auto decoded = [&times](IndexId index, std::string_view key) {
     Datom d;
     GiantRef giant;
-    REQUIRE(decode_datom(index, key, {}, &d, &giant));
+    REQUIRE(decode_datom(index, key, {}, &d, &giant, &times));
     return d;
   };
   for_each_key(txn, t.eavt, [&](std::string_view key) {
