@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" --target datalog
-rm -f demo.db demo.graph demo.graph-lock
+rm -f demo.db demo.db-wal demo.db-shm demo.db-g.graph demo.db-g.graph-lock demo.db-g.graph-sync
 sqlite3 demo.db < sql/demo.sql
