@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "engine/eval/json_text.h"
 #include "engine/script_runner.h"
 #include "engine/time_text.h"
 #include "extension/connection_context.h"
 #include "extension/datalog_dot.h"
 #include "extension/direct_only.h"
 #include "extension/errors.h"
+#include "extension/graph_check.h"
 #include "extension/graph_reading.h"
 #include "extension/import_v1.h"
 #include "extension/interrupt_probe.h"
@@ -191,6 +193,32 @@ void datalog_stats(sqlite3_context* ctx, int, sqlite3_value** argv) {
   });
 }
 
+// datalog_check(graph): the index compared with a new one made from the log (graph_check.h),
+// as JSON: {"ok":true|false,"log_rows":N,"records":{...},"problem_count":N,"problems":[...]}.
+void datalog_check(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guarded_call(ctx, [&] {
+    std::string table;
+    auto session = session_arg(ctx, argv[0], &table);
+    if (!session) return;
+    store::IndexCheck check;
+    std::uint64_t rows = 0;
+    const Status st = check_graph(*session, &check, &rows);
+    if (!st.ok()) return fail(ctx, st);
+    std::string problems = "[";
+    for (const std::string& p : check.problems) {
+      if (problems.size() > 1) problems += ',';
+      eval::append_json_string(problems, p);
+    }
+    problems += ']';
+    const std::string text = fmt::format(
+        "{{\"ok\":{},\"log_rows\":{},\"records\":{{\"eavt\":{},\"aevt\":{},\"avet\":{},\"vaet\":{}}},"
+        "\"problem_count\":{},\"problems\":{}}}",
+        check.problem_count == 0 ? "true" : "false", rows, check.eavt, check.aevt, check.avet, check.vaet,
+        check.problem_count, problems);
+    sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  });
+}
+
 // datalog_rebuild(graph): the graph's index made again from its log, in one index transaction
 // (readers keep their snapshots meanwhile). Returns the number of log rows replayed.
 void datalog_rebuild(sqlite3_context* ctx, int, sqlite3_value** argv) {
@@ -216,6 +244,7 @@ int register_datalog_functions(sqlite3* db, ConnectionContext* context) {
       {"datalog_drop_rule", 2, datalog_drop_rule},
       {"datalog_stats", 1, datalog_stats},
       {"datalog_rebuild", 1, datalog_rebuild},
+      {"datalog_check", 1, datalog_check},
       {"datalog_import_v1", 2, datalog_import_v1},
       {"datalog_import", 2, datalog_import},
       {"datalog_import", 3, datalog_import},

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdlib>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string_view>
 #include <vector>
@@ -147,6 +148,16 @@ bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::strin
     return false;
   }
   return true;
+}
+
+std::string make_temp_graph_file(std::string* folder) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  *folder = tmpdir && *tmpdir ? tmpdir : "/tmp";
+  std::string templ = fmt::format("{}/datalog-XXXXXX.graph", *folder);
+  const int fd = mkstemps(templ.data(), 6);
+  if (fd < 0) return {};
+  close(fd);
+  return templ;
 }
 
 }  // namespace datalog::ext

@@ -28,6 +28,10 @@ std::string index_path_beside(const std::string& database_path, const std::strin
 // index was made for.
 std::string file_identity(const std::string& path);
 
+// A new empty file for a private temporary graph in $TMPDIR (or /tmp); empty when it cannot be
+// made (*folder then names where it was tried).
+std::string make_temp_graph_file(std::string* folder);
+
 // The graph file of a table of `schema` given as `file` (empty: none given). *path is empty for
 // a private temporary graph (a database without a file and no name given). On a refusal returns
 // false with the reason in *error; nothing is touched on disk.

@@ -167,16 +167,12 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
     private_index = true;
     options.path = context->temp_graph_path(qualified);
     if (options.path.empty()) {
-      const char* tmpdir = std::getenv("TMPDIR");
-      std::string templ = fmt::format("{}/datalog-XXXXXX.graph", tmpdir && *tmpdir ? tmpdir : "/tmp");
-      const int fd = mkstemps(templ.data(), 6);
-      if (fd < 0) {
-        *err = sqlite3_mprintf("datalog: cannot create a temporary graph in %s",
-                               tmpdir && *tmpdir ? tmpdir : "/tmp");
+      std::string folder;
+      options.path = make_temp_graph_file(&folder);
+      if (options.path.empty()) {
+        *err = sqlite3_mprintf("datalog: cannot create a temporary graph in %s", folder.c_str());
         return SQLITE_CANTOPEN;
       }
-      close(fd);
-      options.path = templ;
     }
     open_options.delete_on_close = true;
     open_options.create = true;  // private and empty by nature: no file a schema could name
