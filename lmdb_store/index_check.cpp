@@ -7,6 +7,7 @@
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/mdb_values.h"
+#include "lmdb_store/table_cursor.h"
 
 namespace datalog::store {
 
@@ -30,32 +31,6 @@ constexpr TableSpec kCompared[] = {
     {"rules", &Tables::rules, false, IndexId::Eavt},
     {"stats", &Tables::stats, false, IndexId::Eavt},
     {"txlog", &Tables::txlog, false, IndexId::Eavt},
-};
-
-class Cursor {
- public:
-  ~Cursor() {
-    if (cursor_) mdb_cursor_close(cursor_);
-  }
-  Status open(MDB_txn* txn, MDB_dbi dbi, const char* name) {
-    const int rc = mdb_cursor_open(txn, dbi, &cursor_);
-    if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("read {}", name));
-    return step(MDB_FIRST, name);
-  }
-  Status step(MDB_cursor_op op, const char* name) {
-    const int rc = mdb_cursor_get(cursor_, &k_, &v_, op);
-    at_end_ = rc == MDB_NOTFOUND;
-    if (rc != MDB_SUCCESS && !at_end_) return status_from_mdb(rc, fmt::format("read {}", name));
-    return Status::OK();
-  }
-  bool at_end() const { return at_end_; }
-  std::string_view key() const { return as_view(k_); }
-  std::string_view data() const { return as_view(v_); }
-
- private:
-  MDB_cursor* cursor_ = nullptr;
-  MDB_val k_{}, v_{};
-  bool at_end_ = true;
 };
 
 class Comparison {
@@ -118,9 +93,11 @@ Status compare_indexes(const GraphEnv& index, MDB_txn* index_txn, const GraphEnv
   *out = IndexCheck{};
   Comparison cmp(index_txn, index.tables(), out);
   for (const TableSpec& spec : kCompared) {
-    Cursor mine, theirs;
+    TableCursor mine, theirs;
     DATALOG_RETURN_IF_ERROR(mine.open(index_txn, index.tables().*spec.member, spec.name));
     DATALOG_RETURN_IF_ERROR(theirs.open(expected_txn, expected.tables().*spec.member, spec.name));
+    DATALOG_RETURN_IF_ERROR(mine.step(MDB_FIRST));
+    DATALOG_RETURN_IF_ERROR(theirs.step(MDB_FIRST));
     while (!mine.at_end() || !theirs.at_end()) {
       const int order = mine.at_end()     ? 1
                         : theirs.at_end() ? -1
@@ -137,9 +114,9 @@ Status compare_indexes(const GraphEnv& index, MDB_txn* index_txn, const GraphEnv
       }
       if (order <= 0) {
         cmp.count(spec, mine.key(), mine.data());
-        DATALOG_RETURN_IF_ERROR(mine.step(MDB_NEXT, spec.name));
+        DATALOG_RETURN_IF_ERROR(mine.step(MDB_NEXT));
       }
-      if (order >= 0) DATALOG_RETURN_IF_ERROR(theirs.step(MDB_NEXT, spec.name));
+      if (order >= 0) DATALOG_RETURN_IF_ERROR(theirs.step(MDB_NEXT));
     }
   }
   // The four indexes against each other: every record in each, every reference in VAET.

@@ -11,6 +11,7 @@
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
+#include "lmdb_store/table_cursor.h"
 #include "lmdb_store/meta.h"
 #include "lmdb_store/stored_value.h"
 #include "lmdb_store/tx_log_format.h"
@@ -86,22 +87,6 @@ class RowCutter {
 };
 
 // A cursor closed when it goes out of scope (a read transaction's cursors must be closed).
-class Cursor {
- public:
-  ~Cursor() {
-    if (cursor_) mdb_cursor_close(cursor_);
-  }
-  Status open(MDB_txn* txn, MDB_dbi dbi, const char* table) {
-    const int rc = mdb_cursor_open(txn, dbi, &cursor_);
-    if (rc != MDB_SUCCESS) cursor_ = nullptr;
-    return status_from_mdb(rc, fmt::format("open the {} table", table));
-  }
-  MDB_cursor* get() const { return cursor_; }
-
- private:
-  MDB_cursor* cursor_ = nullptr;
-};
-
 // One pass over the file, in one read snapshot.
 class Reading {
  public:
@@ -110,7 +95,7 @@ class Reading {
       : env_(env), t_(env.tables()), txn_(txn), rows_(each, &counts->rows), counts_(*counts) {}
 
   Status run() {
-    Cursor cursor;
+    TableCursor cursor;
     DATALOG_RETURN_IF_ERROR(cursor.open(txn_, t_.txlog, "txlog"));
     MDB_val k, v;
     int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST);
@@ -245,7 +230,7 @@ class Reading {
   }
 
   Status write_idents() {
-    Cursor cursor;
+    TableCursor cursor;
     DATALOG_RETURN_IF_ERROR(cursor.open(txn_, t_.ident_ids, "ident_ids"));
     MDB_val k, v;
     int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST);

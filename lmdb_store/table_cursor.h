@@ -1,0 +1,52 @@
+// lmdb_store/table_cursor.h: an LMDB cursor that closes with its owner, for reading a table
+// front to back (the first format's reader, the index check).
+#pragma once
+
+#include <lmdb.h>
+
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "lmdb_store/mdb_values.h"
+#include "lmdb_store/status.h"
+
+namespace datalog::store {
+
+class TableCursor {
+ public:
+  TableCursor() = default;
+  ~TableCursor() {
+    if (cursor_) mdb_cursor_close(cursor_);
+  }
+  TableCursor(const TableCursor&) = delete;
+  TableCursor& operator=(const TableCursor&) = delete;
+
+  Status open(MDB_txn* txn, MDB_dbi dbi, std::string_view table) {
+    table_ = table;
+    const int rc = mdb_cursor_open(txn, dbi, &cursor_);
+    if (rc != MDB_SUCCESS) cursor_ = nullptr;
+    return status_from_mdb(rc, fmt::format("open the {} table", table));
+  }
+  MDB_cursor* get() const { return cursor_; }
+
+  // Moves with op (MDB_FIRST, MDB_NEXT, ...); at_end() once there is no record there.
+  Status step(MDB_cursor_op op) {
+    const int rc = mdb_cursor_get(cursor_, &k_, &v_, op);
+    at_end_ = rc == MDB_NOTFOUND;
+    if (rc != MDB_SUCCESS && !at_end_) return status_from_mdb(rc, fmt::format("read the {} table", table_));
+    return Status::OK();
+  }
+  bool at_end() const { return at_end_; }
+  std::string_view key() const { return as_view(k_); }
+  std::string_view data() const { return as_view(v_); }
+
+ private:
+  MDB_cursor* cursor_ = nullptr;
+  std::string table_;
+  MDB_val k_{}, v_{};
+  bool at_end_ = true;
+};
+
+}  // namespace datalog::store
