@@ -13,6 +13,7 @@
 #include "engine/eval/pull_evaluator.h"
 #include "engine/functions/aggregates.h"
 #include "engine/functions/window.h"
+#include "engine/interruptible_sort.h"
 
 namespace datalog::eval {
 
@@ -174,10 +175,13 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
   }
   std::vector<std::uint32_t> order(accumulators.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const RowView ka = keys.rows()[a], kb = keys.rows()[b];
-    return std::lexicographical_compare(ka.begin(), ka.end(), kb.begin(), kb.end());
-  });
+  DATALOG_RETURN_IF_ERROR(interruptible_sort(
+      order.begin(), order.end(),
+      [&](std::uint32_t a, std::uint32_t b) {
+        const RowView ka = keys.rows()[a], kb = keys.rows()[b];
+        return std::lexicographical_compare(ka.begin(), ka.end(), kb.begin(), kb.end());
+      },
+      [&ctx] { return ctx.check_interrupt(); }, /*stable=*/false));
   // Output columns: every find element, plus each aggregated variable bound to its value.
   out->vars.clear();
   for (std::size_t i = 0; i < q.find.size(); ++i) out->vars.push_back("#" + std::to_string(i));
@@ -241,6 +245,9 @@ Status window_values(EvalContext& ctx, const std::string& name, std::span<const 
   return Status::OK();
 }
 
+// Rows between two polls of interrupt and progress handler in the window's linear passes.
+constexpr std::size_t kRowsPerPoll = 4096;
+
 // Window values for every row of rel, in rel's order (LANGUAGE.md §14). collapsed: rel holds
 // the groups of an aggregation, which ran first (as in Minigraf); a variable that is not one of
 // its grouping variables has no single value in a group, so the window reads it as nil there
@@ -263,9 +270,17 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, bool 
   auto cell = [&](std::size_t r, int col) { return col >= 0 ? rel.rows[r][static_cast<std::size_t>(col)] : Value::nil(); };
   std::map<Value, std::vector<std::size_t>> partitions;
   for (std::size_t r = 0; r < rel.rows.size(); ++r) {
+    if (r % kRowsPerPoll == 0) DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
     partitions[cell(r, part_col)].push_back(r);
   }
-  out->assign(rel.rows.size(), Value::nil());
+  // One value per row, made a block at a time: first touching hundreds of megabytes of new pages
+  // takes the kernel long enough that it must be polled too.
+  out->clear();
+  out->reserve(rel.rows.size());
+  while (out->size() < rel.rows.size()) {
+    DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
+    out->resize(std::min(rel.rows.size(), out->size() + kRowsPerPoll), Value::nil());
+  }
   // A partition's keys and arguments, as large as the relation: allocated as relation cells are
   // (large_buffer_allocator.h), and reused from partition to partition.
   ValueBuffer keys, args, sorted_keys, values;
@@ -273,17 +288,21 @@ Status windows(EvalContext& ctx, const ast::Query& q, const Relation& rel, bool 
     keys.clear();
     keys.reserve(members.size());
     for (std::size_t r : members) keys.push_back(cell(r, order_col));
-    const auto order = functions::window_sort_order(keys, spec.order == ast::Order::Desc);
+    std::vector<std::size_t> order;
+    DATALOG_RETURN_IF_ERROR(functions::window_sort_order(keys, spec.order == ast::Order::Desc,
+                                                         [&ctx] { return ctx.check_interrupt(); }, &order));
     args.clear();
     sorted_keys.clear();
     args.reserve(order.size());
     sorted_keys.reserve(order.size());
-    for (std::size_t o : order) {
-      const std::size_t r = members[o];
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (k % kRowsPerPoll == 0) DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
+      const std::size_t r = members[order[k]];
       args.push_back(cell(r, arg_col));
-      sorted_keys.push_back(keys[o]);
+      sorted_keys.push_back(keys[order[k]]);
     }
     DATALOG_RETURN_IF_ERROR(window_values(ctx, f.function, args, sorted_keys, &values));
+    DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
     for (std::size_t k = 0; k < order.size() && k < values.size(); ++k) {
       (*out)[members[order[k]]] = values[k];
     }
@@ -341,6 +360,7 @@ Status project_find(EvalContext& ctx, const ast::Query& q, const Relation& bindi
   rows->reserve(source.rows.size(), q.find.size());
   Row row;  // refilled for every row
   for (std::size_t r = 0; r < source.rows.size(); ++r) {
+    if (r % kRowsPerPoll == 0) DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
     row.clear();
     for (std::size_t i = 0; i < q.find.size(); ++i) {
       const auto& f = q.find[i];

@@ -135,13 +135,22 @@ bool window_function_takes_argument(WindowFunction fn) {
          fn != WindowFunction::RowNumber;
 }
 
+Status window_sort_order(std::span<const Value> keys, bool descending, const SortPoll& poll,
+                         std::vector<std::size_t>* order) {
+  order->resize(keys.size());
+  std::iota(order->begin(), order->end(), std::size_t{0});
+  return interruptible_sort(
+      order->begin(), order->end(),
+      [&](std::size_t a, std::size_t b) {
+        return descending ? compare_for_order(keys[b], keys[a]) < 0
+                          : compare_for_order(keys[a], keys[b]) < 0;
+      },
+      poll, /*stable=*/true);
+}
+
 std::vector<std::size_t> window_sort_order(std::span<const Value> keys, bool descending) {
-  std::vector<std::size_t> order(keys.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return descending ? compare_for_order(keys[b], keys[a]) < 0
-                      : compare_for_order(keys[a], keys[b]) < 0;
-  });
+  std::vector<std::size_t> order;
+  (void)window_sort_order(keys, descending, nullptr, &order);  // without a poll it cannot fail
   return order;
 }
 

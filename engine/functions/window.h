@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "engine/functions/compare.h"
+#include "engine/interruptible_sort.h"
 #include "engine/large_buffer_allocator.h"
 #include "engine/status.h"
 #include "engine/value.h"
@@ -54,7 +55,11 @@ Status check_window_function(std::string_view name);
 bool window_function_takes_argument(WindowFunction fn);
 
 // The permutation that orders a partition: result[i] is the index (into keys) of the row at
-// position i. Stable, so rows with equal keys keep their incoming order.
+// position i. Stable, so rows with equal keys keep their incoming order. poll is called every
+// few thousand comparisons; a status it returns stops the sort and is returned (*order is then
+// unusable).
+Status window_sort_order(std::span<const Value> keys, bool descending, const SortPoll& poll,
+                         std::vector<std::size_t>* order);
 std::vector<std::size_t> window_sort_order(std::span<const Value> keys, bool descending);
 
 // One value per row, for rows already in window order. `order_keys` holds every row's

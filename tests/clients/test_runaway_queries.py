@@ -59,6 +59,8 @@ SHAPES = {
     "aggregation": (None, "(query [:find ?x (count ?b) :where [?a :n ?x] [?b :n ?y] [(< ?x ?y)]])"),
     "string functions": (None, "(query [:find (count ?s) :where [?a :n ?x] [?b :n ?y] "
                                "[(str ?x \"-\" ?y) ?s] [(count ?s) ?l] [(> ?l 100)]])"),
+    "window over a large product": (None, "(query [:find ?a ?b (rank :over (:order-by ?y)) "
+                                          ":where [?a :n ?x] [?b :n ?y] [(< ?x ?y)] [(< ?y 1500)]])"),
 }
 
 

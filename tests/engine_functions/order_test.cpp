@@ -109,3 +109,25 @@ TEST_CASE("window_sort_order sorts descending, keeping ties in input order") {
 TEST_CASE("window_sort_order of an empty partition is empty") {
   CHECK(window_sort_order({}, false).empty());
 }
+
+TEST_CASE("window_sort_order polls while it sorts and stops when the poll says so") {
+  std::vector<Value> keys;
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 200'000; ++i) keys.push_back(I(static_cast<std::int64_t>(random() % 1000)));
+  int polls = 0;
+  std::vector<std::size_t> order;
+  const datalog::Status stopped = window_sort_order(
+      keys, false,
+      [&polls] {
+        return ++polls < 3 ? datalog::Status::OK()
+                           : datalog::Status(datalog::StatusCode::Interrupted, "interrupted");
+      },
+      &order);
+  CHECK(stopped.code() == datalog::StatusCode::Interrupted);
+  CHECK(polls == 3);  // asked again every few thousand comparisons, not only at the end
+  // Not stopped: the same order as without a poll.
+  polls = 0;
+  REQUIRE(window_sort_order(keys, false, [&polls] { return ++polls, datalog::Status::OK(); }, &order).ok());
+  CHECK(polls > 100);
+  CHECK(order == window_sort_order(keys, false));
+}
