@@ -1,5 +1,7 @@
 #include "engine/edn_reader.h"
 
+#include <functional>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -83,7 +85,8 @@ std::string describe_char(unsigned char c) {
 
 class Reader {
  public:
-  explicit Reader(std::string_view text) : text_(text) {
+  Reader(std::string_view text, const std::function<bool()>& interrupted)
+      : text_(text), interrupted_(interrupted) {
     // Never more than this: references into it stay valid while nested collections are read.
     open_items_.reserve(kMaxDepth + 1);
     line_starts_.push_back(0);
@@ -139,6 +142,10 @@ class Reader {
   }
 
   Status read_form(int depth, Node* out) {
+    // A long text (a transaction of a million facts) takes seconds to read: poll the caller.
+    if (interrupted_ && ++forms_read_ % kFormsPerPoll == 0 && interrupted_()) {
+      return Status(StatusCode::Interrupted, "interrupted");
+    }
     skip_blank();
     if (at_end()) return error_at(text_.size(), "Unexpected end of input");
     const std::size_t start = i_;
@@ -492,6 +499,9 @@ class Reader {
   }
 
   std::string_view text_;
+  const std::function<bool()>& interrupted_;
+  std::uint32_t forms_read_ = 0;
+  static constexpr std::uint32_t kFormsPerPoll = 4096;
   std::size_t i_ = 0;
   std::vector<std::size_t> line_starts_;
   // The items read so far of the open collection at each depth. Reused from one collection to
@@ -501,9 +511,10 @@ class Reader {
 
 }  // namespace
 
-Status read_forms(std::string_view text, std::vector<Node>* out) {
+Status read_forms(std::string_view text, std::vector<Node>* out,
+                  const std::function<bool()>& interrupted) {
   out->clear();
-  Reader reader(text);
+  Reader reader(text, interrupted);
   Status st = reader.read_all(out);
   if (!st.ok()) out->clear();
   return st;

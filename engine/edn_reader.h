@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,7 +78,9 @@ struct Node {
 };
 
 // Reads every top-level form of text, in order. An empty or comment-only text gives no forms.
-Status read_forms(std::string_view text, std::vector<Node>* out);
+// interrupted (may be empty) is polled every few thousand forms: true stops with Interrupted.
+Status read_forms(std::string_view text, std::vector<Node>* out,
+                  const std::function<bool()>& interrupted = {});
 
 // The node's exact source text.
 inline std::string_view source_of(std::string_view text, const Node& node) {

@@ -304,10 +304,11 @@ Status FormParser::rule(const Node& form, ast::Rule* out) const {
 
 }  // namespace parser_detail
 
-Status parse_script(std::string_view text, std::vector<ast::Command>* out) {
+Status parse_script(std::string_view text, std::vector<ast::Command>* out,
+                    const std::function<bool()>& interrupted) {
   out->clear();
   std::vector<edn::Node> forms;
-  DATALOG_RETURN_IF_ERROR(edn::read_forms(text, &forms));
+  DATALOG_RETURN_IF_ERROR(edn::read_forms(text, &forms, interrupted));
   const parser_detail::FormParser parser(text);
   for (const edn::Node& form : forms) {
     ast::Command command;

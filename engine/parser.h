@@ -29,6 +29,8 @@
 //     accepted wherever an ISO 8601 string is (:valid-from, :valid-to, :as-of, :valid-at).
 #pragma once
 
+#include <functional>
+
 #include <string_view>
 #include <vector>
 
@@ -37,6 +39,8 @@
 
 namespace datalog {
 
-Status parse_script(std::string_view text, std::vector<ast::Command>* out);
+// interrupted (may be empty) is polled while a long text is read.
+Status parse_script(std::string_view text, std::vector<ast::Command>* out,
+                    const std::function<bool()>& interrupted = {});
 
 }  // namespace datalog

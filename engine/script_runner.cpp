@@ -14,17 +14,17 @@ namespace {
 
 // *tx_time_ms: the wall time of the transaction the command wrote in (its facts' default
 // valid-from).
-Status run_write(ScriptHost& host, const ast::Command& cmd, CommandOutcome* outcome,
-                 std::int64_t* tx_time_ms) {
+Status run_write(ScriptHost& host, const ast::Command& cmd, const std::function<bool()>& interrupted,
+                 CommandOutcome* outcome, std::int64_t* tx_time_ms) {
   GraphWriter* writer = nullptr;
   DATALOG_RETURN_IF_ERROR(host.begin_write(&writer));
   Status st;
   if (const auto* t = std::get_if<ast::Transact>(&cmd)) {
     outcome->kind = CommandOutcome::Kind::Transact;
-    st = eval::run_transact(*writer, *t, &outcome->datoms);
+    st = eval::run_transact(*writer, *t, &outcome->datoms, interrupted);
   } else if (const auto* r = std::get_if<ast::Retract>(&cmd)) {
     outcome->kind = CommandOutcome::Kind::Retract;
-    st = eval::run_retract(*writer, *r, &outcome->datoms, &outcome->not_asserted);
+    st = eval::run_retract(*writer, *r, &outcome->datoms, &outcome->not_asserted, interrupted);
   } else if (const auto* rule = std::get_if<ast::Rule>(&cmd)) {
     outcome->kind = CommandOutcome::Kind::Rule;
     outcome->rule_name = rule->name;
@@ -80,7 +80,7 @@ Status check_query_with_rules(const ast::Query& query, const std::vector<ast::Ru
 Status run_script(ScriptHost& host, std::string_view text, const eval::RunOptions& options,
                   std::vector<CommandOutcome>* outcomes) {
   std::vector<ast::Command> commands;
-  DATALOG_RETURN_IF_ERROR(parse_script(text, &commands));
+  DATALOG_RETURN_IF_ERROR(parse_script(text, &commands, options.interrupted));
   // A query sees every command before it: "now" (its default valid time) is never earlier than
   // the default valid-from of what the script wrote, however the clock moved meanwhile.
   eval::RunOptions query_options = options;
@@ -96,7 +96,7 @@ Status run_script(ScriptHost& host, std::string_view text, const eval::RunOption
       DATALOG_RETURN_IF_ERROR(eval::run_query(*reader, q->query, rules, {}, query_options, &outcome.result));
     } else {
       std::int64_t written_at = query_options.now_ms;
-      DATALOG_RETURN_IF_ERROR(run_write(host, cmd, &outcome, &written_at));
+      DATALOG_RETURN_IF_ERROR(run_write(host, cmd, options.interrupted, &outcome, &written_at));
       query_options.now_ms = std::max(query_options.now_ms, written_at);
     }
     outcomes->push_back(std::move(outcome));

@@ -99,6 +99,11 @@ Status upsert_entity(GraphWriter& graph, SchemaWriter& writer, const ast::Transa
   return new_entity(graph, out);
 }
 
+Status poll(const std::function<bool()>& interrupted, std::size_t done) {
+  if (done % kFactsPerPoll != 0 || !interrupted || !interrupted()) return Status::OK();
+  return Status(StatusCode::Interrupted, "interrupted");
+}
+
 Status positioned(const Status& st, const ast::SourcePos& pos) {
   if (st.ok() || st.code() != StatusCode::InvalidArgument) return st;
   return Status(st.code(), fmt::format("{} at {}", st.message(), at(pos)));
@@ -106,13 +111,15 @@ Status positioned(const Status& st, const ast::SourcePos& pos) {
 
 }  // namespace
 
-Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* datoms) {
+Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* datoms,
+                    const std::function<bool()>& interrupted) {
   *datoms = 0;
   Schema schema;
   DATALOG_RETURN_IF_ERROR(Schema::load(graph, &schema));
   SchemaWriter writer(graph, schema);
   std::map<int, EntityId> map_entities;  // entity maps without :db/id, once resolved
   for (const ast::Fact& f : t.facts) {
+    DATALOG_RETURN_IF_ERROR(poll(interrupted, *datoms));
     EntityId e = 0, a = 0;
     if (f.entity_map >= 0 && f.e.is(ValueKind::Nil)) {
       auto it = map_entities.find(f.entity_map);
@@ -133,10 +140,11 @@ Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* dat
 }
 
 Status run_retract(GraphWriter& graph, const ast::Retract& r, std::size_t* datoms,
-                   std::size_t* not_asserted) {
+                   std::size_t* not_asserted, const std::function<bool()>& interrupted) {
   *datoms = 0;
   *not_asserted = 0;
   for (const ast::Fact& f : r.facts) {
+    DATALOG_RETURN_IF_ERROR(poll(interrupted, *datoms + *not_asserted));
     EntityId e = 0, a = 0;
     DATALOG_RETURN_IF_ERROR(entity_of_fact(graph, f, &e));
     DATALOG_RETURN_IF_ERROR(attribute_of_fact(graph, f, &a));

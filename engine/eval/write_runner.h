@@ -11,14 +11,20 @@
 
 #include "engine/ast.h"
 #include "engine/status.h"
+#include <functional>
+
 #include "engine/storage.h"
 
 namespace datalog::eval {
 
-Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* datoms);
+// interrupted (may be empty) is polled every kFactsPerPoll facts: true stops the command with
+// Interrupted (the caller's transaction then writes nothing of it).
+inline constexpr std::size_t kFactsPerPoll = 1024;
+Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* datoms,
+                    const std::function<bool()>& interrupted = {});
 // *datoms: retractions recorded; *not_asserted: facts that were not asserted, so had nothing to
 // retract (nothing is recorded for them; the command still takes its transaction).
 Status run_retract(GraphWriter& graph, const ast::Retract& r, std::size_t* datoms,
-                   std::size_t* not_asserted);
+                   std::size_t* not_asserted, const std::function<bool()>& interrupted = {});
 
 }  // namespace datalog::eval

@@ -80,3 +80,17 @@ def test_interrupt_stops_every_long_loop(g, shape):
     timer.join()
     assert time.monotonic() - started < 1.0
     assert rows(g, "SELECT count(*) FROM g") == [(3000,)]
+
+
+def test_interrupt_stops_a_long_transact_and_writes_nothing(g):
+    """Reading and writing a 600,000-fact transaction takes seconds: the reader and the write loop
+    poll too, and an interrupt leaves the graph as it was."""
+    text = "(transact [" + " ".join(f"[{i} :m {i}]" for i in range(1, 600_001)) + "])"
+    timer = threading.Timer(0.2, g.interrupt)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+        rows(g, "SELECT datalog_exec('g', ?)", (text,))
+    timer.join()
+    assert time.monotonic() - started < 1.0
+    assert rows(g, "SELECT count(*) FROM g") == [(3000,)]
