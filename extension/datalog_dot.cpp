@@ -74,11 +74,7 @@ Status dot_of(sqlite3_context* ctx, sqlite3_value** argv, std::string* out) {
   sqlite3* db = sqlite3_context_db_handle(ctx);
   InterruptProbe probe(db);
   SqlFunctions sql_functions(db);
-  eval::RunOptions options;
-  options.limits = limits;
-  options.now_ms = now_ms();
-  options.interrupted = [&probe] { return probe.interrupted(); };
-  options.external = &sql_functions;
+  const eval::RunOptions options = run_options(probe, sql_functions, limits);
   eval::QueryResult result;
   DATALOG_RETURN_IF_ERROR(eval::run_query(reading->access(), query, *rules, {}, options, &result));
   std::vector<DotFact> facts(result.rows.size());

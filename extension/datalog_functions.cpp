@@ -58,15 +58,6 @@ std::shared_ptr<GraphSession> session_arg(sqlite3_context* ctx, sqlite3_value* n
   return session;
 }
 
-eval::RunOptions run_options(InterruptProbe& probe, SqlFunctions& sql_functions, const eval::Limits& limits) {
-  eval::RunOptions options;
-  options.limits = limits;
-  options.now_ms = now_ms();
-  options.interrupted = [&probe] { return probe.interrupted(); };
-  options.external = &sql_functions;
-  return options;
-}
-
 void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guarded_call(ctx, [&] {
     std::string table;

@@ -76,11 +76,7 @@ Status QueryResults::evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading
                               const QueryOrigin& origin, const eval::Limits& limits) {
   InterruptProbe probe(db);
   SqlFunctions sql_functions(db, &origin);
-  eval::RunOptions options;
-  options.limits = limits;
-  options.now_ms = now_ms();
-  options.interrupted = [&probe] { return probe.interrupted(); };
-  options.external = &sql_functions;
+  const eval::RunOptions options = run_options(probe, sql_functions, limits);
   eval::QueryResult result;
   DATALOG_RETURN_IF_ERROR(eval::run_query(reading->access(), query, rules, inputs, options, &result));
   rows_ = std::move(result.rows);

@@ -1,5 +1,7 @@
 #include "extension/sql_functions.h"
 
+#include "engine/time_text.h"
+
 #include <fmt/format.h>
 
 #include "extension/query_execution.h"
@@ -258,6 +260,15 @@ Status SqlFunctions::window(GraphReader& graph, const std::string& name, std::sp
   }
   if (rc != SQLITE_DONE) return step_error(name, rc);
   return Status::OK();
+}
+
+eval::RunOptions run_options(InterruptProbe& probe, SqlFunctions& sql_functions, const eval::Limits& limits) {
+  eval::RunOptions options;
+  options.limits = limits;
+  options.now_ms = now_ms();
+  options.interrupted = [&probe] { return probe.interrupted(); };
+  options.external = &sql_functions;
+  return options;
 }
 
 }  // namespace datalog::ext

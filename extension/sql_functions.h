@@ -41,6 +41,8 @@
 #include <vector>
 
 #include "engine/eval/eval_context.h"
+#include "engine/eval/query_runner.h"
+#include "extension/interrupt_probe.h"
 #include "extension/sqlite_api.h"
 
 namespace datalog::ext {
@@ -92,5 +94,9 @@ class SqlFunctions final : public eval::ExternalFunctions {
   std::unordered_map<std::string, std::vector<Overload>> overloads_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
 };
+
+// The options of one evaluation run from SQL: these limits, "now", stopped by probe, calling
+// SQL functions through sql_functions (both must outlive the run).
+eval::RunOptions run_options(InterruptProbe& probe, SqlFunctions& sql_functions, const eval::Limits& limits);
 
 }  // namespace datalog::ext

@@ -268,15 +268,19 @@ DecodedValue decode_value(std::string_view in) {
   const auto kind = static_cast<ValueKind>(tag);
   const std::string_view body = in.substr(1);
   auto fixed = [&](std::size_t n) { return body.size() >= n; };
+  // Integers, instants and refs: an ordered integer after the tag.
+  auto ordered = [&](Value (*make)(std::int64_t)) {
+    std::int64_t x = 0;
+    const std::size_t n = get_ordered_int(body, &x);
+    if (n == 0) return false;
+    d.value = make(x);
+    d.length = 1 + n;
+    return true;
+  };
   switch (kind) {
-    case ValueKind::Integer: {
-      std::int64_t x = 0;
-      const std::size_t n = get_ordered_int(body, &x);
-      if (n == 0) return d;
-      d.value = Value::integer(x);
-      d.length = 1 + n;
+    case ValueKind::Integer:
+      if (!ordered(&Value::integer)) return d;
       break;
-    }
     case ValueKind::Float:
       if (!fixed(8)) return d;
       d.value = Value::floating(float_from_bits(get_u64(body)));
@@ -287,22 +291,12 @@ DecodedValue decode_value(std::string_view in) {
       d.value = Value::boolean(body[0] != 0);
       d.length = 2;
       break;
-    case ValueKind::Instant: {
-      std::int64_t x = 0;
-      const std::size_t n = get_ordered_int(body, &x);
-      if (n == 0) return d;
-      d.value = Value::instant(x);
-      d.length = 1 + n;
+    case ValueKind::Instant:
+      if (!ordered(&Value::instant)) return d;
       break;
-    }
-    case ValueKind::Ref: {
-      std::int64_t x = 0;
-      const std::size_t n = get_ordered_int(body, &x);
-      if (n == 0) return d;
-      d.value = Value::ref(x);
-      d.length = 1 + n;
+    case ValueKind::Ref:
+      if (!ordered(&Value::ref)) return d;
       break;
-    }
     case ValueKind::Uuid: {
       if (!fixed(16)) return d;
       Uuid u;
