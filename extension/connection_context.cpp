@@ -12,7 +12,7 @@ namespace datalog::ext {
 
 std::shared_ptr<GraphSession> ConnectionContext::session_for(
     const std::shared_ptr<store::GraphEnv>& env, std::chrono::milliseconds busy_timeout) {
-  auto& slot = sessions_[env.get()];
+  auto& slot = sessions_[env->path()];
   if (auto existing = slot.lock()) return existing;
   auto session = std::make_shared<GraphSession>(env, busy_timeout);
   slot = session;

@@ -64,7 +64,8 @@ class ConnectionContext {
  private:
   sqlite3* db_;
   bool any_graph_path_ = false;
-  std::map<const store::GraphEnv*, std::weak_ptr<GraphSession>> sessions_;
+  // By index path: a session outlives the replacement of a damaged index at the same path.
+  std::map<std::string, std::weak_ptr<GraphSession>> sessions_;
   std::map<std::string, std::shared_ptr<store::GraphEnv>> temp_graphs_;
   struct RegisteredTable {
     const void* owner;

@@ -21,6 +21,7 @@ SQLITE_EXTENSION_INIT1
 #include "extension/store_vtab.h"
 #include "extension/value_list_vtab.h"
 #include "extension/version.h"
+#include "include/datalog.h"  // the declaration applications see matches this definition
 
 namespace {
 
@@ -57,7 +58,11 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_datalog_init(
   SQLITE_EXTENSION_INIT2(api);
   try {
     const int rc = register_all(db, err);
+#ifdef SQLITE_CORE
+    return rc;  // linked in (sqlite3_auto_extension): any code but SQLITE_OK fails the open
+#else
     return rc == SQLITE_OK ? SQLITE_OK_LOAD_PERMANENTLY : rc;
+#endif
   } catch (...) {
     return SQLITE_NOMEM;
   }

@@ -30,6 +30,7 @@ GraphSession::~GraphSession() { rollback(); }
 // table's graph. An index of another graph is refused when the application named its file (it
 // may be another database's); at the derived path it can only be stale, and is rebuilt.
 Status GraphSession::check_log_and_owner() {
+  if (env_->damaged()) DATALOG_RETURN_IF_ERROR(replace_damaged_index());
   if (owner_checked_) return Status::OK();
   if (!log_) return Status(StatusCode::Internal, "the graph has no log attached");
   bool exists = false;
@@ -101,6 +102,25 @@ Status GraphSession::check_log_and_owner() {
   if (old_layout) env_->set_format_version(store::kFormatVersion);
   index_changed();
   owner_checked_ = true;
+  return Status::OK();
+}
+
+// The index faulted on a damaged page (page_fault_guard.h): it is never read again. A new,
+// empty one takes its place (the first connection of the process to get here makes it, the
+// others share it), and the owner check below claims it and rebuilds it from the log.
+Status GraphSession::replace_damaged_index() {
+  if (writer_) {
+    return Status(StatusCode::Corrupt,
+                  fmt::format("the index '{}' was found damaged during this transaction; roll it "
+                              "back, and the next statement rebuilds the index from the log",
+                              env_->path()));
+  }
+  std::shared_ptr<store::GraphEnv> fresh;
+  DATALOG_RETURN_IF_ERROR(store::GraphEnv::replace_damaged(*env_, &fresh));
+  env_ = std::move(fresh);
+  owner_checked_ = false;
+  position_env_ = nullptr;
+  index_changed();
   return Status::OK();
 }
 

@@ -124,6 +124,7 @@ class GraphSession {
   store::Status catch_up_once(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed,
                               bool force_rebuild);
   void index_changed();
+  store::Status replace_damaged_index();
   store::Status check_index_room(const std::vector<store::LogRow>& rows) const;
   store::Status write_owner(store::WriteTxn& w, const std::string& uuid);
   std::string database_file_id() const;  // "device:inode" of the database file

@@ -1,4 +1,5 @@
 #include "lmdb_store/catalog.h"
+#include "lmdb_store/page_fault_guard.h"
 
 #include <fmt/format.h>
 
@@ -41,14 +42,14 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::opti
   std::string key;
   encode_value(key, name);
   MDB_val k = as_val(key), v;
-  const int rc = mdb_get(txn, t.ident_names, &k, &v);
+  const int rc = mdb::get(txn, t.ident_names, &k, &v);
   if (rc == MDB_NOTFOUND) {
     id->reset();
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident");
   EntityId found = 0;
-  if (!read_id(as_view(v), &found)) return Status(StatusCode::Corrupt, "ident entry is malformed");
+  if (!read_id(as_view(v), &found)) return index_damage(txn, "an ident entry is malformed");
   *id = found;
   return Status::OK();
 }
@@ -56,14 +57,14 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::opti
 Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Value>* name) {
   const std::string key = id_key(id);
   MDB_val k = as_val(key), v;
-  const int rc = mdb_get(txn, t.ident_ids, &k, &v);
+  const int rc = mdb::get(txn, t.ident_ids, &k, &v);
   if (rc == MDB_NOTFOUND) {
     name->reset();
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident name");
   *name = decode_stored_value(as_view(v));
-  if (!name->has_value()) return Status(StatusCode::Corrupt, "ident name is malformed");
+  if (!name->has_value()) return index_damage(txn, "an ident name is malformed");
   return Status::OK();
 }
 
@@ -77,9 +78,9 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   const std::string stored = encode_stored_value(name);
   MDB_val k = as_val(name_key), v = as_val(idk);
   // The insert is the lookup: when the name exists, LMDB hands back its id in v.
-  int rc = mdb_put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
+  int rc = mdb::put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {
-    if (!read_id(as_view(v), id)) return Status(StatusCode::Corrupt, "ident entry is malformed");
+    if (!read_id(as_view(v), id)) return index_damage(txn, "an ident entry is malformed");
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
@@ -87,11 +88,11 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   v = as_val(stored);
   // Ids are handed out in order, so a new one mostly sorts last: appended, its page fills up
   // instead of splitting in half. LMDB refuses the append otherwise, and the put searches.
-  rc = mdb_put(txn, t.ident_ids, &k, &v, MDB_APPEND);
+  rc = mdb::put(txn, t.ident_ids, &k, &v, MDB_APPEND);
   if (rc == MDB_KEYEXIST) {
     k = as_val(idk);
     v = as_val(stored);
-    rc = mdb_put(txn, t.ident_ids, &k, &v, 0);
+    rc = mdb::put(txn, t.ident_ids, &k, &v, 0);
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident name");
   *id = new_id;
@@ -104,7 +105,7 @@ Status store_giant(MDB_txn* txn, const Tables& t, const Value& value) {
   put_u64(key, giant_hash(value));
   const std::string stored = encode_stored_value(value);
   MDB_val k = as_val(key), v = as_val(stored);
-  int rc = mdb_put(txn, t.giants, &k, &v, MDB_NOOVERWRITE);
+  int rc = mdb::put(txn, t.giants, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {
     if (as_view(v) == stored) return Status::OK();
     return Status(StatusCode::InvalidArgument,
@@ -117,12 +118,12 @@ Status load_giant(MDB_txn* txn, const Tables& t, std::uint64_t hash, Value* valu
   std::string key;
   put_u64(key, hash);
   MDB_val k = as_val(key), v;
-  const int rc = mdb_get(txn, t.giants, &k, &v);
+  const int rc = mdb::get(txn, t.giants, &k, &v);
   if (rc != MDB_SUCCESS) {
-    return Status(StatusCode::Corrupt, fmt::format("long value {:016x} is missing", hash));
+    return index_damage(txn, fmt::format("long value {:016x} is missing", hash));
   }
   auto decoded = decode_stored_value(as_view(v));
-  if (!decoded) return Status(StatusCode::Corrupt, "long value is malformed");
+  if (!decoded) return index_damage(txn, "a long value is malformed");
   *value = std::move(*decoded);
   return Status::OK();
 }
@@ -130,11 +131,11 @@ Status load_giant(MDB_txn* txn, const Tables& t, std::uint64_t hash, Value* valu
 Status read_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, AttributeStats* out) {
   const std::string key = id_key(a);
   MDB_val k = as_val(key), v;
-  const int rc = mdb_get(txn, t.stats, &k, &v);
+  const int rc = mdb::get(txn, t.stats, &k, &v);
   *out = AttributeStats{};
   if (rc == MDB_NOTFOUND) return Status::OK();
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read statistics");
-  if (v.mv_size != 24) return Status(StatusCode::Corrupt, "statistics entry has the wrong size");
+  if (v.mv_size != 24) return index_damage(txn, "a statistics entry has the wrong size");
   const std::string_view d = as_view(v);
   out->records = get_u64(d);
   out->entities = get_u64(d.substr(8));
@@ -149,7 +150,7 @@ Status write_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, const At
   put_u64(data, s.entities);
   put_u64(data, s.values);
   MDB_val k = as_val(key), v = as_val(data);
-  return status_from_mdb(mdb_put(txn, t.stats, &k, &v, 0), "write statistics");
+  return status_from_mdb(mdb::put(txn, t.stats, &k, &v, 0), "write statistics");
 }
 
 Status read_graph_stats(MDB_txn* txn, const Tables& t, GraphStats* out) {
@@ -157,7 +158,7 @@ Status read_graph_stats(MDB_txn* txn, const Tables& t, GraphStats* out) {
   DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kEntities, &out->entities));
   DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kLastTx, &out->last_tx));
   MDB_stat st{};
-  const int rc = mdb_stat(txn, t.stats, &st);
+  const int rc = mdb::stat(txn, t.stats, &st);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read statistics");
   out->attributes = st.ms_entries;
   return Status::OK();
@@ -166,13 +167,13 @@ Status read_graph_stats(MDB_txn* txn, const Tables& t, GraphStats* out) {
 Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::optional<TxInfo>* out) {
   const std::string key = tx_header_key(tx);
   MDB_val k = as_val(key), v;
-  const int rc = mdb_get(txn, t.txlog, &k, &v);
+  const int rc = mdb::get(txn, t.txlog, &k, &v);
   if (rc == MDB_NOTFOUND) {
     out->reset();
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read transaction log");
-  if (v.mv_size != 16) return Status(StatusCode::Corrupt, "transaction log header is malformed");
+  if (v.mv_size != 16) return index_damage(txn, "a transaction header is malformed");
   const std::string_view d = as_view(v);
   *out = TxInfo{tx, get_i64(d), get_u64(d.substr(8))};
   return Status::OK();
@@ -216,19 +217,19 @@ Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vect
   int rc = mdb_cursor_open(txn, t.eavt, &cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read eavt");
   MDB_val k, v;
-  rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+  rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
   Status st;
   IndexTxTimes times(txn, t);
   while (rc == MDB_SUCCESS && st.ok()) {
     Datom d;
     GiantRef giant;
     if (!decode_datom(IndexId::Eavt, as_view(k), as_view(v), &d, &giant, &times)) {
-      st = Status(StatusCode::Corrupt, "an eavt record is malformed");
+      st = index_damage(txn, "an eavt record is malformed");
     } else if (d.tx == tx) {
       if (giant.giant) st = load_giant(txn, t, giant.hash, &d.v);
       out->push_back(std::move(d));
     }
-    if (st.ok()) rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+    if (st.ok()) rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
   if (st.ok() && rc != MDB_SUCCESS && rc != MDB_NOTFOUND) st = status_from_mdb(rc, "read eavt");
@@ -285,10 +286,10 @@ Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out, s
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read rules");
   MDB_val k, v;
   RuleRecord r;
-  rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+  rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
   while (rc == MDB_SUCCESS) {
     if (decode_rule(as_view(v), &r) && visible(r, through)) out->push_back(std::move(r.rule));
-    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+    rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
   if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read rules");
@@ -302,7 +303,7 @@ Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule, std::ui
   put_u64(key, seq);
   const std::string data = encode_rule(RuleRecord{rule, log_seq, 0});
   MDB_val k = as_val(key), v = as_val(data);
-  const int rc = mdb_put(txn, t.rules, &k, &v, 0);
+  const int rc = mdb::put(txn, t.rules, &k, &v, 0);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write rule");
   return write_counter(txn, t.meta, meta_key::kNextRule, seq + 1);
 }
@@ -316,19 +317,19 @@ Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, std:
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rules");
   MDB_val k, v;
   RuleRecord r;
-  rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+  rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
   while (rc == MDB_SUCCESS) {
     if (decode_rule(as_view(v), &r) && r.removed == 0 && r.rule.name == name) {
       r.removed = std::max<std::uint64_t>(log_seq, 1);
       doomed.emplace_back(std::string(as_view(k)), encode_rule(r));
     }
-    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+    rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
   if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "delete rules");
   for (const auto& [key, data] : doomed) {
     MDB_val dk = as_val(key), dv = as_val(data);
-    rc = mdb_put(txn, t.rules, &dk, &dv, 0);
+    rc = mdb::put(txn, t.rules, &dk, &dv, 0);
     if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rule");
     ++*removed;
   }

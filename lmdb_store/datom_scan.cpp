@@ -1,4 +1,5 @@
 #include "lmdb_store/datom_scan.h"
+#include "lmdb_store/page_fault_guard.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -102,7 +103,7 @@ Status DatomScan::fill() {
     cursor = own.cursor;
   }
   MDB_val k = as_val(resume_), v;
-  int rc = mdb_cursor_get(cursor, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
+  int rc = mdb::cursor_get(cursor, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
   // One seek, then facts in key order until the batch is full: batches grow, so a scan that
   // stops at its first row reads little and a long one seeks rarely.
   const std::size_t batch = std::min(batch_, max_batch_);
@@ -123,7 +124,7 @@ Status DatomScan::fill() {
       break;
     }
     const std::size_t fact_size = fact_length(key);
-    if (fact_size == 0) return Status(StatusCode::Corrupt, "an index key is malformed");
+    if (fact_size == 0) return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");
     // Read every record of this fact. The first is decoded straight into the batch, where a fact
     // with one record (the usual case) stays; a longer history is gathered in group_.
     const std::string_view fact = key.substr(0, fact_size);
@@ -144,9 +145,9 @@ Status DatomScan::fill() {
     Datom& first = next_slot();
     if (!decode_datom(index_, key, as_view(v), &first, &giant, &*times_, skip_values_, &memo_)) {
       --count_;
-      return Status(StatusCode::Corrupt, "an index key is malformed");
+      return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");
     }
-    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+    rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
     const bool alone = rc != MDB_SUCCESS || !same_fact(as_view(k));
     if (!alone) {
       group_.clear();
@@ -155,9 +156,9 @@ Status DatomScan::fill() {
       while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
         if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, &*times_,
                           skip_values_, &memo_)) {
-          return Status(StatusCode::Corrupt, "an index key is malformed");
+          return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");
         }
-        rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+        rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
       }
     }
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");

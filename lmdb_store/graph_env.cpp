@@ -1,5 +1,7 @@
 #include "lmdb_store/graph_env.h"
 
+#include "lmdb_store/page_fault_guard.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -87,9 +89,29 @@ Status GraphEnv::open(const std::string& path, const OpenOptions& options,
     return Status(StatusCode::CantOpen,
                   fmt::format("graph file '{}' vanished while opening: {}", path, strerror(errno)));
   }
+  env->file_device_ = id.first;
+  env->file_inode_ = id.second;
   reg.open[id] = env;
   *out = std::move(env);
   return Status::OK();
+}
+
+Status GraphEnv::replace_damaged(const GraphEnv& damaged, std::shared_ptr<GraphEnv>* out) {
+  {
+    Registry& reg = registry();
+    std::lock_guard lock(reg.mutex);
+    FileId id;
+    // Only the damaged file itself is removed: if the path already names another (a
+    // connection of this or another process replaced it), that one is opened.
+    if (file_id(damaged.path_, &id) && id == FileId{damaged.file_device_, damaged.file_inode_}) {
+      for (const char* suffix : {"", "-lock", "-sync"}) ::unlink((damaged.path_ + suffix).c_str());
+    }
+  }
+  OpenOptions options;
+  options.create = true;
+  options.delete_on_close = damaged.delete_on_close_;
+  options.initial_map_bytes = damaged.initial_map_bytes_;
+  return open(damaged.path_, options, out);
 }
 
 Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) {
@@ -97,6 +119,7 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
   owner_pid_ = ::getpid();
   delete_on_close_ = options.delete_on_close;
   create_ = options.create;
+  initial_map_bytes_ = options.initial_map_bytes;
   // An index commits without syncing when a crash of the system can be detected (sync_marker.h);
   // a private temporary one always (it does not outlive the process).
   nosync_ = delete_on_close_ || !SyncMarker::boot_id().empty();
@@ -132,6 +155,8 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
   const bool lock_existed = ::access(lock_path.c_str(), F_OK) == 0;
   int rc = mdb_env_create(&env_);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "mdb_env_create");
+  mdb_env_set_userctx(env_, this);           // page_fault_guard.h finds the GraphEnv
+  mdb_env_set_assert(env_, on_lmdb_assert);  // and turns LMDB's assertions into faults
   mdb_env_set_maxdbs(env_, kMaxTables);
   mdb_env_set_maxreaders(env_, kMaxReaders);
   std::size_t map = options.initial_map_bytes ? options.initial_map_bytes : kDefaultMapBytes;
@@ -236,7 +261,8 @@ GraphEnv::~GraphEnv() {
   abort_idle_reads();
   // The last user in this process: sync what was committed unsynced, and say so (under the
   // writer gate, so no other process commits unsynced in between; if one holds it, it will).
-  if (env_ && marker_ && !read_only_ && acquire_writer(std::chrono::milliseconds(0)).ok()) {
+  if (env_ && marker_ && !read_only_ && !damaged() &&
+      acquire_writer(std::chrono::milliseconds(0)).ok()) {
     if (mdb_env_sync(env_, 1) == MDB_SUCCESS) marker_->mark_clean();
     release_writer();
   }
@@ -273,12 +299,12 @@ Status GraphEnv::init_tables() {
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("open graph '{}'", path_));
   MDB_dbi main_dbi = 0;
   MDB_stat main_stat{};
-  mdb_dbi_open(txn, nullptr, 0, &main_dbi);
-  mdb_stat(txn, main_dbi, &main_stat);
+  mdb::dbi_open(txn, nullptr, 0, &main_dbi);
+  mdb::stat(txn, main_dbi, &main_stat);
   const bool fresh = main_stat.ms_entries == 0;
   if (!fresh) {
     for (const auto& spec : kTableSpecs) {
-      rc = mdb_dbi_open(txn, spec.name, 0, &(tables_.*spec.member));
+      rc = mdb::dbi_open(txn, spec.name, 0, &(tables_.*spec.member));
       if (rc != MDB_SUCCESS) {
         mdb_txn_abort(txn);
         return Status(StatusCode::NotAGraph,
@@ -301,7 +327,7 @@ Status GraphEnv::init_tables() {
                                 path_, version, kFormatVersion));
     }
     format_version_ = version;
-    rc = mdb_txn_commit(txn);  // keeps the table handles for the whole environment
+    rc = mdb::txn_commit(txn);  // keeps the table handles for the whole environment
     return status_from_mdb(rc, "open graph tables");
   }
   mdb_txn_abort(txn);
@@ -320,7 +346,7 @@ Status GraphEnv::init_tables() {
   }
   Status st;
   for (const auto& spec : kTableSpecs) {
-    rc = mdb_dbi_open(txn, spec.name, MDB_CREATE, &(tables_.*spec.member));
+    rc = mdb::dbi_open(txn, spec.name, MDB_CREATE, &(tables_.*spec.member));
     if (rc != MDB_SUCCESS) {
       st = status_from_mdb(rc, fmt::format("create table '{}'", spec.name));
       break;
@@ -329,7 +355,7 @@ Status GraphEnv::init_tables() {
   if (st.ok()) st = initialize_meta(txn, tables_.meta);
   if (st.ok()) st = before_commit();
   if (st.ok()) {
-    rc = mdb_txn_commit(txn);
+    rc = mdb::txn_commit(txn);
     st = status_from_mdb(rc, fmt::format("create graph '{}'", path_));
   } else {
     mdb_txn_abort(txn);

@@ -36,6 +36,7 @@
 #include <string>
 #include <thread>
 
+#include "datalog_version.h"
 #include "lmdb_store/read_cache.h"
 #include "lmdb_store/status.h"
 #include "lmdb_store/sync_marker.h"
@@ -43,7 +44,8 @@
 namespace datalog::store {
 
 // 1: the graph file held the only copy of the facts. 2: it is an index of the log in SQLite.
-inline constexpr std::uint32_t kFormatVersion = 3;
+// 3: the compact keys of docs/STORAGE.md. Set once, in CMakeLists.txt (datalog.h).
+inline constexpr std::uint32_t kFormatVersion = DATALOG_FORMAT_VERSION;
 
 struct Tables {
   MDB_dbi eavt = 0, aevt = 0, avet = 0, vaet = 0;
@@ -70,6 +72,14 @@ class GraphEnv {
   // Opens (or shares the already open) graph at path.
   static Status open(const std::string& path, const OpenOptions& options,
                      std::shared_ptr<GraphEnv>* out);
+
+  // An LMDB call faulted on one of its pages, or LMDB reported it corrupt (page_fault_guard.h):
+  // the index is damaged in place. Nothing reads it again; replace_damaged() makes a new one.
+  void mark_damaged() { damaged_.store(true, std::memory_order_relaxed); }
+  bool damaged() const { return damaged_.load(std::memory_order_relaxed); }
+  // *out: a new, empty index at the damaged one's path (its files removed, unless another user
+  // in this process already replaced them: then that one), opened as the damaged one was.
+  static Status replace_damaged(const GraphEnv& damaged, std::shared_ptr<GraphEnv>* out);
 
   MDB_env* env() const { return env_; }
   const Tables& tables() const { return tables_; }
@@ -154,6 +164,10 @@ class GraphEnv {
   bool delete_on_close_ = false;
   pid_t owner_pid_ = 0;
   int writer_lock_fd_ = -1;
+  dev_t file_device_ = 0;
+  ino_t file_inode_ = 0;
+  std::size_t initial_map_bytes_ = 0;
+  std::atomic<bool> damaged_{false};
 
   mutable std::mutex mutex_;
   std::condition_variable cv_;

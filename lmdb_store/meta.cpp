@@ -1,4 +1,5 @@
 #include "lmdb_store/meta.h"
+#include "lmdb_store/page_fault_guard.h"
 
 #include <string>
 
@@ -17,7 +18,7 @@ constexpr std::string_view kMagicText = "sqlite-datalog graph";
 Status put_if_missing(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string_view value) {
   MDB_val k = as_val(key);
   MDB_val v = as_val(value);
-  const int rc = mdb_put(txn, meta, &k, &v, MDB_NOOVERWRITE);
+  const int rc = mdb::put(txn, meta, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) return Status::OK();
   return status_from_mdb(rc, fmt::format("write metadata '{}'", key));
 }
@@ -46,12 +47,12 @@ Status initialize_meta(MDB_txn* txn, MDB_dbi meta) {
 Status read_format_version(MDB_txn* txn, MDB_dbi meta, std::uint32_t* version) {
   MDB_val k = as_val(meta_key::kMagic);
   MDB_val v;
-  if (mdb_get(txn, meta, &k, &v) != MDB_SUCCESS ||
+  if (mdb::get(txn, meta, &k, &v) != MDB_SUCCESS ||
       std::string_view(static_cast<const char*>(v.mv_data), v.mv_size) != kMagicText) {
     return Status(StatusCode::NotAGraph, "its metadata has no sqlite-datalog magic");
   }
   k = as_val(meta_key::kFormat);
-  if (mdb_get(txn, meta, &k, &v) != MDB_SUCCESS || v.mv_size != 4) {
+  if (mdb::get(txn, meta, &k, &v) != MDB_SUCCESS || v.mv_size != 4) {
     return Status(StatusCode::NotAGraph, "its metadata has no format version");
   }
   const auto* b = static_cast<const unsigned char*>(v.mv_data);
@@ -63,14 +64,14 @@ Status read_format_version(MDB_txn* txn, MDB_dbi meta, std::uint32_t* version) {
 Status read_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint64_t* value) {
   MDB_val k = as_val(key);
   MDB_val v;
-  const int rc = mdb_get(txn, meta, &k, &v);
+  const int rc = mdb::get(txn, meta, &k, &v);
   if (rc == MDB_NOTFOUND) {
     *value = 0;
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("read metadata '{}'", key));
   if (v.mv_size != 8) {
-    return Status(StatusCode::Corrupt, fmt::format("metadata '{}' has {} bytes", key, v.mv_size));
+    return index_damage(txn, fmt::format("metadata '{}' has {} bytes", key, v.mv_size));
   }
   *value = get_u64(std::string_view(static_cast<const char*>(v.mv_data), 8));
   return Status::OK();
@@ -80,14 +81,14 @@ Status write_counter(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::uint
   const std::string bytes = u64_bytes(value);
   MDB_val k = as_val(key);
   MDB_val v = as_val(bytes);
-  const int rc = mdb_put(txn, meta, &k, &v, 0);
+  const int rc = mdb::put(txn, meta, &k, &v, 0);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write metadata '{}'", key));
   return Status::OK();
 }
 
 Status read_text(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string* value) {
   MDB_val k = as_val(key), v;
-  const int rc = mdb_get(txn, meta, &k, &v);
+  const int rc = mdb::get(txn, meta, &k, &v);
   value->clear();
   if (rc == MDB_NOTFOUND) return Status::OK();
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("read metadata '{}'", key));
@@ -97,7 +98,7 @@ Status read_text(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string* 
 
 Status write_text(MDB_txn* txn, MDB_dbi meta, std::string_view key, std::string_view value) {
   MDB_val k = as_val(key), v = as_val(value);
-  return status_from_mdb(mdb_put(txn, meta, &k, &v, 0), fmt::format("write metadata '{}'", key));
+  return status_from_mdb(mdb::put(txn, meta, &k, &v, 0), fmt::format("write metadata '{}'", key));
 }
 
 }  // namespace datalog::store

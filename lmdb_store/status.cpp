@@ -1,5 +1,7 @@
 #include "lmdb_store/status.h"
 
+#include "lmdb_store/page_fault_guard.h"
+
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -9,6 +11,12 @@ namespace datalog::store {
 
 Status status_from_mdb(int rc, std::string_view what) {
   if (rc == MDB_SUCCESS) return Status::OK();
+  if (rc == kPageFault) {
+    return Status(StatusCode::Corrupt,
+                  fmt::format("the index is damaged ({}: reading one of its pages faulted); it is "
+                              "rebuilt from the log by the next statement",
+                              what));
+  }
   const std::string detail = fmt::format("{}: {}", what, mdb_strerror(rc));
   switch (rc) {
     case MDB_MAP_FULL:

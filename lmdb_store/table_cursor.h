@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "lmdb_store/mdb_values.h"
+#include "lmdb_store/page_fault_guard.h"
 #include "lmdb_store/status.h"
 
 namespace datalog::store {
@@ -33,7 +34,7 @@ class TableCursor {
 
   // Moves with op (MDB_FIRST, MDB_NEXT, ...); at_end() once there is no record there.
   Status step(MDB_cursor_op op) {
-    const int rc = mdb_cursor_get(cursor_, &k_, &v_, op);
+    const int rc = mdb::cursor_get(cursor_, &k_, &v_, op);
     at_end_ = rc == MDB_NOTFOUND;
     if (rc != MDB_SUCCESS && !at_end_) return status_from_mdb(rc, fmt::format("read the {} table", table_));
     return Status::OK();

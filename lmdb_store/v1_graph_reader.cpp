@@ -8,6 +8,7 @@
 
 #include "engine/time_text.h"
 #include "lmdb_store/catalog.h"
+#include "lmdb_store/page_fault_guard.h"
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
@@ -98,7 +99,7 @@ class Reading {
     TableCursor cursor;
     DATALOG_RETURN_IF_ERROR(cursor.open(txn_, t_.txlog, "txlog"));
     MDB_val k, v;
-    int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST);
+    int rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_FIRST);
     while (rc == MDB_SUCCESS) {
       const std::string_view key = as_view(k);
       if (key.size() == 8) {
@@ -108,7 +109,7 @@ class Reading {
       } else {
         return damaged(fmt::format("its transaction log has a key of {} bytes", key.size()));
       }
-      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT);
+      rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_NEXT);
     }
     if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read the transaction log");
     DATALOG_RETURN_IF_ERROR(end_transaction());
@@ -218,7 +219,7 @@ class Reading {
     std::string key;
     encode_value(key, name);
     MDB_val k = as_val(key), v;
-    const int rc = mdb_get(txn_, t_.ident_names, &k, &v);
+    const int rc = mdb::get(txn_, t_.ident_names, &k, &v);
     if (rc == MDB_NOTFOUND) {
       id->reset();
       return Status::OK();
@@ -233,7 +234,7 @@ class Reading {
     TableCursor cursor;
     DATALOG_RETURN_IF_ERROR(cursor.open(txn_, t_.ident_ids, "ident_ids"));
     MDB_val k, v;
-    int rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_FIRST);
+    int rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_FIRST);
     while (rc == MDB_SUCCESS) {
       if (k.mv_size != 8) return damaged("an entry of its ident table is malformed");
       const EntityId id = get_i64(as_view(k));
@@ -251,7 +252,7 @@ class Reading {
       log_ident(rows_.body(), id, *name);
       ++counts_.idents;
       DATALOG_RETURN_IF_ERROR(rows_.record_done());
-      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT);
+      rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_NEXT);
     }
     if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read the idents");
     return Status::OK();

@@ -1,4 +1,5 @@
 #include "lmdb_store/write_txn.h"
+#include "lmdb_store/page_fault_guard.h"
 
 #include <algorithm>
 #include <atomic>
@@ -141,14 +142,14 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
   int rc = MDB_KEYEXIST;
   if (level.appending[i] || ++level.puts_since_append[i] >= kAppendRetry) {
     level.puts_since_append[i] = 0;
-    rc = mdb_cursor_put(cursor, &k, &v, MDB_APPEND);
+    rc = mdb::cursor_put(cursor, &k, &v, MDB_APPEND);
     level.appending[i] = rc == MDB_SUCCESS;
   }
-  if (rc == MDB_KEYEXIST) rc = mdb_cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
+  if (rc == MDB_KEYEXIST) rc = mdb::cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
     k = as_val(key);
     v = as_val(data);
-    rc = mdb_cursor_put(cursor, &k, &v, 0);
+    rc = mdb::cursor_put(cursor, &k, &v, 0);
     *inserted = false;
     if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("write {}", index_name(index)));
     return Status::OK();
@@ -165,11 +166,11 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
     const std::string_view mine = key.substr(0, prefix);
     bool seen = false;
     MDB_val nk, nv;
-    if (mdb_cursor_get(cursor, &nk, &nv, MDB_PREV) == MDB_SUCCESS) {
+    if (mdb::cursor_get(cursor, &nk, &nv, MDB_PREV) == MDB_SUCCESS) {
       seen = as_view(nk).substr(0, prefix) == mine;
-      mdb_cursor_get(cursor, &nk, &nv, MDB_NEXT);
+      mdb::cursor_get(cursor, &nk, &nv, MDB_NEXT);
     }
-    if (!seen && mdb_cursor_get(cursor, &nk, &nv, MDB_NEXT) == MDB_SUCCESS) {
+    if (!seen && mdb::cursor_get(cursor, &nk, &nv, MDB_NEXT) == MDB_SUCCESS) {
       seen = as_view(nk).substr(0, prefix) == mine;
     }
     if (!seen) {
@@ -185,7 +186,7 @@ Status WriteTxn::delete_record(IndexId index, const Datom& d) {
   std::string key;
   encode_datom_key(key, index, d, time_of_tx(d.tx));
   MDB_val k = as_val(key);
-  const int rc = mdb_del(txn(), table_of(env_->tables(), index), &k, nullptr);
+  const int rc = mdb::del(txn(), table_of(env_->tables(), index), &k, nullptr);
   if (rc == MDB_NOTFOUND) return Status::OK();
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, fmt::format("delete from {}", index_name(index)));
   return Status::OK();
@@ -246,7 +247,7 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open eavt cursor");
   OwnTxTimes times(*this);
   MDB_val k = as_val(prefix), val;
-  rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
+  rc = mdb::cursor_get(cursor, &k, &val, MDB_SET_RANGE);
   while (rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == prefix) {
     Datom d;
     GiantRef giant;
@@ -254,7 +255,7 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
       d.v = v;  // the caller's full value (the key may hold a giant's prefix)
       found->push_back(std::move(d));
     }
-    rc = mdb_cursor_get(cursor, &k, &val, MDB_NEXT);
+    rc = mdb::cursor_get(cursor, &k, &val, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
   if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read eavt");
@@ -274,9 +275,9 @@ Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::option
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(IndexId::Eavt, &cursor));
   MDB_val k = as_val(prefix), val;
-  int rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
-  rc = rc == MDB_NOTFOUND ? mdb_cursor_get(cursor, &k, &val, MDB_LAST)
-                          : (rc == MDB_SUCCESS ? mdb_cursor_get(cursor, &k, &val, MDB_PREV) : rc);
+  int rc = mdb::cursor_get(cursor, &k, &val, MDB_SET_RANGE);
+  rc = rc == MDB_NOTFOUND ? mdb::cursor_get(cursor, &k, &val, MDB_LAST)
+                          : (rc == MDB_SUCCESS ? mdb::cursor_get(cursor, &k, &val, MDB_PREV) : rc);
   if (rc == MDB_NOTFOUND) return Status::OK();
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read eavt");
   if (as_view(k).substr(0, fact) != std::string_view(prefix).substr(0, fact)) return Status::OK();
@@ -285,7 +286,7 @@ Status WriteTxn::last_record(EntityId e, EntityId a, const Value& v, std::option
   // Only the transaction and operation are needed: leave the value undecoded.
   OwnTxTimes times(*this);
   if (!decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant, &times, /*skip_value=*/true)) {
-    return Status(StatusCode::Corrupt, "an eavt record is malformed");
+    return index_damage(txn(), "an eavt record is malformed");
   }
   *last = std::move(d);
   return Status::OK();
@@ -299,7 +300,7 @@ Status WriteTxn::has_record(EntityId e, EntityId a, const Value& v, std::uint64_
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(IndexId::Eavt, &cursor));
   MDB_val k = as_val(prefix), val;
-  const int rc = mdb_cursor_get(cursor, &k, &val, MDB_SET_RANGE);
+  const int rc = mdb::cursor_get(cursor, &k, &val, MDB_SET_RANGE);
   if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read eavt");
   *found = rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == std::string_view(prefix);
   return Status::OK();
@@ -533,7 +534,7 @@ Status WriteTxn::release(int level) {
   Status st = flush_pending();
   if (!st.ok()) return fail(st);
   while (stack_.size() > 1 && stack_.back().savepoint >= level) {
-    const int rc = mdb_txn_commit(stack_.back().txn);
+    const int rc = mdb::txn_commit(stack_.back().txn);
     stack_.pop_back();
     if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "release savepoint"));
   }
@@ -618,7 +619,7 @@ Status WriteTxn::write_tx_header(std::uint64_t datoms) {
   put_u64(header, datoms);
   const std::string key = tx_header_key(tx_);
   MDB_val k = as_val(key), v = as_val(header);
-  return status_from_mdb(mdb_put(txn(), env_->tables().txlog, &k, &v, 0), "write transaction log");
+  return status_from_mdb(mdb::put(txn(), env_->tables().txlog, &k, &v, 0), "write transaction log");
 }
 
 std::int64_t WriteTxn::time_of_tx(std::uint64_t tx) {
@@ -668,14 +669,14 @@ Status WriteTxn::commit() {
   Status st = flush_pending();
   // Fold open savepoints into the root.
   while (st.ok() && stack_.size() > 1) {
-    const int rc = mdb_txn_commit(stack_.back().txn);
+    const int rc = mdb::txn_commit(stack_.back().txn);
     stack_.pop_back();
     if (rc != MDB_SUCCESS) st = status_from_mdb(rc, "commit savepoint");
   }
   if (st.ok()) st = seal_transaction();
   if (st.ok()) st = env_->before_commit();
   if (!st.ok()) return fail(st);
-  const int rc = mdb_txn_commit(stack_.front().txn);
+  const int rc = mdb::txn_commit(stack_.front().txn);
   stack_.clear();
   env_->leave_txn();
   env_->release_writer();
@@ -848,7 +849,7 @@ Status WriteTxn::clear_index() {
   const Tables& t = env_->tables();
   for (MDB_dbi dbi : {t.eavt, t.aevt, t.avet, t.vaet, t.ident_names, t.ident_ids, t.txlog, t.stats,
                       t.giants, t.meta, t.rules}) {
-    const int rc = mdb_drop(txn(), dbi, 0);
+    const int rc = mdb::drop(txn(), dbi, 0);
     if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "empty the index"));
   }
   Status st = initialize_meta(txn(), t.meta);

@@ -1,0 +1,123 @@
+// lmdb_store/page_fault_guard.h: LMDB calls that survive a page damaged in place.
+//
+// LMDB follows the page numbers and offsets it reads from the file without checking them. A
+// page damaged in place (a failing disk, another program writing into the file) makes it read
+// outside the map (SIGSEGV), past the end of the file (SIGBUS), or fail one of its own
+// assertions (abort). The index is derived from the log in SQLite, so such damage must cost a
+// rebuild, never the host process.
+//
+// Every LMDB call that reads pages goes through the mdb:: wrappers below. A fault inside one
+// jumps back out of LMDB (sigsetjmp/siglongjmp: LMDB is C, so no destructor is skipped, and the
+// wrapper's own frame holds nothing to destroy) and the call returns kPageFault; the
+// environment is marked damaged (GraphEnv::damaged), and the next statement replaces it with an
+// index rebuilt from the log. What a fault leaves behind (the transaction, the cursor) is only
+// ended or closed, never read again.
+//
+// The handlers for SIGSEGV and SIGBUS are installed once, on first use. A fault outside a
+// guarded call is passed to the handler installed before ours, or kills the process as it
+// would have without us.
+#pragma once
+
+#include <lmdb.h>
+#include <setjmp.h>
+
+#include <atomic>
+#include <string_view>
+
+#include "lmdb_store/status.h"
+
+namespace datalog::store {
+
+// Returned by a guarded call that faulted. Outside LMDB's own range (-30799..-30780).
+inline constexpr int kPageFault = -30000;
+
+namespace fault_detail {
+
+struct Trap {
+  sigjmp_buf jump;
+  Trap* outer;
+};
+
+// Where the signal handler finds this thread's innermost guarded call. Not a thread_local read
+// from the handler: in a dlopen'ed library that may allocate. Each thread claims a slot of a
+// fixed table once (by pthread_self, which the handler can read), and gives it back when it ends.
+struct alignas(64) Slot {
+  std::atomic<unsigned long> thread{0};
+  std::atomic<Trap*> trap{nullptr};
+};
+Slot* this_thread_slot();  // null when every slot is taken: calls then run unguarded
+
+void install_handlers();
+void note_fault(MDB_env* env);  // marks the environment damaged
+
+inline bool damage_code(int rc) { return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND; }
+
+}  // namespace fault_detail
+
+// Runs call() (one LMDB call on env) so that a fault in it returns kPageFault.
+template <class Call>
+int guarded(MDB_env* env, const Call& call) {
+  fault_detail::Slot* slot = fault_detail::this_thread_slot();
+  if (slot == nullptr) return call();
+  fault_detail::Trap trap;
+  trap.outer = slot->trap.load(std::memory_order_relaxed);
+  if (sigsetjmp(trap.jump, 0) != 0) {
+    slot->trap.store(trap.outer, std::memory_order_relaxed);
+    fault_detail::note_fault(env);
+    return kPageFault;
+  }
+  slot->trap.store(&trap, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  const int rc = call();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  slot->trap.store(trap.outer, std::memory_order_relaxed);
+  if (fault_detail::damage_code(rc)) fault_detail::note_fault(env);
+  return rc;
+}
+
+// Damage found by our own checks of what LMDB read (a key that does not decode, a long value
+// that is missing): the environment is marked damaged as after a fault, and the status says so.
+Status index_damage(MDB_txn* txn, std::string_view what);
+
+// LMDB's assertion hook: inside a guarded call, the failed assertion becomes a fault (LMDB would
+// print it and abort()). Set on every environment.
+void on_lmdb_assert(MDB_env* env, const char* message);
+
+namespace mdb {
+
+inline MDB_env* env_of(MDB_txn* txn) { return mdb_txn_env(txn); }
+inline MDB_env* env_of(MDB_cursor* cursor) { return mdb_txn_env(mdb_cursor_txn(cursor)); }
+
+inline int cursor_get(MDB_cursor* c, MDB_val* key, MDB_val* data, MDB_cursor_op op) {
+  return guarded(env_of(c), [&] { return mdb_cursor_get(c, key, data, op); });
+}
+inline int cursor_put(MDB_cursor* c, MDB_val* key, MDB_val* data, unsigned flags) {
+  return guarded(env_of(c), [&] { return mdb_cursor_put(c, key, data, flags); });
+}
+inline int cursor_del(MDB_cursor* c, unsigned flags) {
+  return guarded(env_of(c), [&] { return mdb_cursor_del(c, flags); });
+}
+inline int get(MDB_txn* txn, MDB_dbi dbi, MDB_val* key, MDB_val* data) {
+  return guarded(env_of(txn), [&] { return mdb_get(txn, dbi, key, data); });
+}
+inline int put(MDB_txn* txn, MDB_dbi dbi, MDB_val* key, MDB_val* data, unsigned flags) {
+  return guarded(env_of(txn), [&] { return mdb_put(txn, dbi, key, data, flags); });
+}
+inline int del(MDB_txn* txn, MDB_dbi dbi, MDB_val* key, MDB_val* data) {
+  return guarded(env_of(txn), [&] { return mdb_del(txn, dbi, key, data); });
+}
+inline int drop(MDB_txn* txn, MDB_dbi dbi, int del) {
+  return guarded(env_of(txn), [&] { return mdb_drop(txn, dbi, del); });
+}
+inline int stat(MDB_txn* txn, MDB_dbi dbi, MDB_stat* out) {
+  return guarded(env_of(txn), [&] { return mdb_stat(txn, dbi, out); });
+}
+inline int dbi_open(MDB_txn* txn, const char* name, unsigned flags, MDB_dbi* dbi) {
+  return guarded(env_of(txn), [&] { return mdb_dbi_open(txn, name, flags, dbi); });
+}
+// A commit that faulted (saving the free list reads pages) did not end its transaction: it is
+// aborted here, so LMDB's writer lock is released as on any failed commit.
+int txn_commit(MDB_txn* txn);
+
+}  // namespace mdb
+}  // namespace datalog::store
