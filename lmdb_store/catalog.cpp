@@ -101,8 +101,8 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
 }
 
 Status store_giant(MDB_txn* txn, const Tables& t, const Value& value) {
-  std::string key;
-  put_u64(key, giant_hash(value));
+  const GiantHash hash = giant_hash(value);
+  const std::string key(reinterpret_cast<const char*>(hash.data()), hash.size());
   const std::string stored = encode_stored_value(value);
   MDB_val k = as_val(key), v = as_val(stored);
   int rc = mdb::put(txn, t.giants, &k, &v, MDB_NOOVERWRITE);
@@ -114,13 +114,13 @@ Status store_giant(MDB_txn* txn, const Tables& t, const Value& value) {
   return status_from_mdb(rc, "write long value");
 }
 
-Status load_giant(MDB_txn* txn, const Tables& t, std::uint64_t hash, Value* value) {
-  std::string key;
-  put_u64(key, hash);
+Status load_giant(MDB_txn* txn, const Tables& t, const GiantHash& hash, Value* value,
+                  std::size_t hash_bytes) {
+  const std::string key(reinterpret_cast<const char*>(hash.data()), std::min(hash_bytes, hash.size()));
   MDB_val k = as_val(key), v;
   const int rc = mdb::get(txn, t.giants, &k, &v);
   if (rc != MDB_SUCCESS) {
-    return index_damage(txn, fmt::format("long value {:016x} is missing", hash));
+    return index_damage(txn, fmt::format("long value {} is missing", hash_hex(hash, hash_bytes)));
   }
   auto decoded = decode_stored_value(as_view(v));
   if (!decoded) return index_damage(txn, "a long value is malformed");

@@ -39,7 +39,9 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId n
 
 // --- giants: full text of values too long for a key ----------------------------------------
 Status store_giant(MDB_txn* txn, const Tables& t, const Value& value);
-Status load_giant(MDB_txn* txn, const Tables& t, std::uint64_t hash, Value* value);
+// hash_bytes: kV1GiantHashBytes only for graphs of the first format.
+Status load_giant(MDB_txn* txn, const Tables& t, const GiantHash& hash, Value* value,
+                  std::size_t hash_bytes = kGiantHashBytes);
 
 // --- statistics for planners ---------------------------------------------------------------
 Status read_attribute_stats(MDB_txn* txn, const Tables& t, EntityId a, AttributeStats* out);

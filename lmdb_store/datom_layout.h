@@ -26,6 +26,7 @@
 
 #include "engine/datom.h"
 #include "engine/value.h"
+#include "lmdb_store/key_coding.h"
 
 namespace datalog::store {
 
@@ -78,7 +79,7 @@ void encode_valid_to(std::string& out, std::int64_t valid_to);  // appends
 // giant/hash set; the caller fetches the full text. Returns false on a malformed key.
 struct GiantRef {
   bool giant = false;
-  std::uint64_t hash = 0;
+  GiantHash hash{};
 };
 // The last text value decoded from an AVET key, with its key bytes: a scan of AVET meets each
 // value in a run of keys, and a text costs far more to decode than to compare.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <fstream>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -94,6 +95,54 @@ Status GraphEnv::open(const std::string& path, const OpenOptions& options,
   reg.open[id] = env;
   *out = std::move(env);
   return Status::OK();
+}
+
+// The end of the pages in use (the newest meta page's last page), as an address in the map.
+void GraphEnv::refresh_file_end() {
+  MDB_envinfo info{};
+  MDB_stat stat{};
+  if (mdb_env_info(env_, &info) != MDB_SUCCESS || mdb_env_stat(env_, &stat) != MDB_SUCCESS) return;
+  file_end_.store(map_begin_.load(std::memory_order_relaxed) +
+                      (static_cast<std::uintptr_t>(info.me_last_pgno) + 1) * stat.ms_psize,
+                  std::memory_order_relaxed);
+}
+
+// Where LMDB mapped the file: LMDB does not say (me_mapaddr is only set for MDB_FIXEDMAP), so
+// the process's own map list is read. Only at open and after the map is resized.
+void GraphEnv::refresh_map_range() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long begin = 0, end = 0, offset = 0, inode = 0;
+    char perms[8] = {}, device[16] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %15s %lu", &begin, &end, perms, &offset, device,
+                    &inode) == 6 &&
+        inode == static_cast<unsigned long>(file_inode_) && offset == 0) {
+      map_begin_.store(begin, std::memory_order_relaxed);
+      map_end_.store(end, std::memory_order_relaxed);
+      refresh_file_end();
+      return;
+    }
+  }
+}
+
+bool GraphEnv::within_file(const void* data, std::size_t size) {
+  const auto at = reinterpret_cast<std::uintptr_t>(data);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::uintptr_t end = file_end_.load(std::memory_order_relaxed);
+    if (at < map_begin_.load(std::memory_order_relaxed) ||
+        at >= map_end_.load(std::memory_order_relaxed)) {
+      return true;  // not in the map (a dirty page on the heap)
+    }
+    if (at <= end && size <= end - at) return true;
+    // The file may have grown since (another writer), or the map moved.
+    if (attempt == 0) {
+      refresh_file_end();
+    } else {
+      refresh_map_range();
+    }
+  }
+  return false;
 }
 
 Status GraphEnv::replace_damaged(const GraphEnv& damaged, std::shared_ptr<GraphEnv>* out) {
@@ -183,6 +232,13 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
                   fmt::format("cannot open graph '{}': {}", path, mdb_strerror(rc)));
   }
   DATALOG_RETURN_IF_ERROR(check_not_truncated());
+  int fd = -1;
+  struct stat opened {};
+  if (mdb_env_get_fd(env_, &fd) == MDB_SUCCESS && ::fstat(fd, &opened) == 0) {
+    file_device_ = opened.st_dev;
+    file_inode_ = opened.st_ino;
+  }
+  refresh_map_range();
   int dead = 0;
   mdb_reader_check(env_, &dead);  // clear slots of readers that died
   if (!read_only_) {
@@ -608,6 +664,7 @@ Status GraphEnv::set_map_size_quiesced(std::size_t bytes, std::chrono::milliseco
   if (quiet) {
     abort_idle_reads();
     rc = mdb_env_set_mapsize(env_, bytes);
+    if (rc == MDB_SUCCESS) refresh_map_range();  // the map may have moved
   }
   resizing_.store(false);
   cv_.notify_all();

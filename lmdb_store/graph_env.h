@@ -44,7 +44,8 @@
 namespace datalog::store {
 
 // 1: the graph file held the only copy of the facts. 2: it is an index of the log in SQLite.
-// 3: the compact keys of docs/STORAGE.md. Set once, in CMakeLists.txt (datalog.h).
+// 3: the compact keys of docs/STORAGE.md. 4: long values keyed by 16 bytes of SHA-256 instead of
+// 8 of FNV-1a. Set once, in CMakeLists.txt (datalog_version.h).
 inline constexpr std::uint32_t kFormatVersion = DATALOG_FORMAT_VERSION;
 
 struct Tables {
@@ -80,6 +81,10 @@ class GraphEnv {
   // *out: a new, empty index at the damaged one's path (its files removed, unless another user
   // in this process already replaced them: then that one), opened as the damaged one was.
   static Status replace_damaged(const GraphEnv& damaged, std::shared_ptr<GraphEnv>* out);
+  // False when [data, data + size) points into the map but past the pages the file holds: a
+  // damaged node's size or page number. Reading there would raise SIGBUS outside any LMDB call.
+  // Memory outside the map (a write transaction's dirty pages) is not checked.
+  bool within_file(const void* data, std::size_t size);
 
   MDB_env* env() const { return env_; }
   const Tables& tables() const { return tables_; }
@@ -168,6 +173,10 @@ class GraphEnv {
   ino_t file_inode_ = 0;
   std::size_t initial_map_bytes_ = 0;
   std::atomic<bool> damaged_{false};
+  // The map and the end of the pages in use, as last seen (within_file refreshes them).
+  std::atomic<std::uintptr_t> map_begin_{0}, map_end_{0}, file_end_{0};
+  void refresh_file_end();
+  void refresh_map_range();
 
   mutable std::mutex mutex_;
   std::condition_variable cv_;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <openssl/evp.h>
+
 namespace datalog::store {
 
 namespace {
@@ -193,13 +195,41 @@ bool is_giant(const Value& value) {
   return is_text_kind(value.kind()) && text_of(value).size() > kInlineLimit;
 }
 
-std::uint64_t giant_hash(const Value& value) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text_of(value)) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
+GiantHash giant_hash(const Value& value) {
+  const std::string_view text = text_of(value);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  GiantHash hash{};
+  // SHA-256 cannot fail on memory input; a failure would leave the hash zero, and the giants
+  // table's check (store_giant) would then refuse the second value rather than mix them up.
+  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) == 1 &&
+      size >= hash.size()) {
+    std::memcpy(hash.data(), digest, hash.size());
   }
   return hash;
+}
+
+GiantHash v1_giant_hash(const Value& value) {
+  std::uint64_t fnv = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text_of(value)) {
+    fnv ^= c;
+    fnv *= 0x100000001b3ULL;
+  }
+  GiantHash hash{};
+  for (std::size_t i = 0; i < kV1GiantHashBytes; ++i) {
+    hash[i] = static_cast<std::uint8_t>(fnv >> (8 * (kV1GiantHashBytes - 1 - i)));
+  }
+  return hash;
+}
+
+std::string hash_hex(const GiantHash& hash, std::size_t bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < bytes && i < hash.size(); ++i) {
+    out += kDigits[hash[i] >> 4];
+    out += kDigits[hash[i] & 15];
+  }
+  return out;
 }
 
 void encode_fixed_value(std::string& out, const Value& value) {
@@ -214,12 +244,12 @@ void encode_fixed_value(std::string& out, const Value& value) {
   put_i64(out, x);
 }
 
-DecodedValue decode_fixed_value(std::string_view in) {
+DecodedValue decode_fixed_value(std::string_view in, std::size_t giant_hash_bytes) {
   DecodedValue d;
   if (in.empty()) return d;
   const auto kind = static_cast<ValueKind>(in[0]);
   if (kind != ValueKind::Integer && kind != ValueKind::Instant && kind != ValueKind::Ref) {
-    return decode_value(in);
+    return decode_value(in, giant_hash_bytes);
   }
   if (in.size() < 9) return d;
   const std::int64_t x = get_i64(in.substr(1));
@@ -253,14 +283,15 @@ void encode_value(std::string& out, const Value& value) {
       } else {
         put_escaped(out, text.substr(0, kInlineLimit));
         out += kGiantMarker;
-        put_u64(out, giant_hash(value));
+        const GiantHash hash = giant_hash(value);
+        out.append(reinterpret_cast<const char*>(hash.data()), hash.size());
       }
       return;
     }
   }
 }
 
-DecodedValue decode_value(std::string_view in) {
+DecodedValue decode_value(std::string_view in, std::size_t giant_hash_bytes) {
   DecodedValue d;
   if (in.empty()) return d;
   const auto tag = static_cast<std::uint8_t>(in[0]);
@@ -329,10 +360,10 @@ DecodedValue decode_value(std::string_view in) {
         if (i >= body.size()) return d;
         const char c = body[i];
         if (text.size() == kInlineLimit && c == kGiantMarker) {
-          if (body.size() < i + 1 + 8) return d;
+          if (body.size() < i + 1 + giant_hash_bytes || giant_hash_bytes > kGiantHashBytes) return d;
           d.giant = true;
-          d.hash = get_u64(body.substr(i + 1));
-          i += 9;
+          std::memcpy(d.hash.data(), body.data() + i + 1, giant_hash_bytes);
+          i += 1 + giant_hash_bytes;
           break;
         }
         if (c == kTextEnd) {

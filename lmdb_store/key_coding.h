@@ -13,14 +13,16 @@
 //   memcmp order of the concatenation is the order of the components.
 // - Strings, keywords and bytes escape 0x00 as 01 01 and 0x01 as 01 02 and end with 00.
 //   Those longer than kInlineLimit bytes are "giants": the key holds the first kInlineLimit bytes
-//   (escaped), the marker byte 02 and an 8-byte hash of the whole text; the full text lives in
-//   the giants table under that hash. Every inline text sorts before every giant that extends
+//   (escaped), the marker byte 02 and a 16-byte hash of the whole text (SHA-256, cut to 128
+//   bits: nobody can make two texts share one, which would make two values one key); the full
+//   text lives in the giants table under that hash. Every inline text sorts before every giant that extends
 //   it, and giants with different prefixes sort by prefix; giants that share their first
 //   kInlineLimit bytes sort by hash among themselves, so a range scan treats them as equal to
 //   their prefix and the caller compares the full values.
 // - Functions here allocate nothing but the output string and never throw except bad_alloc.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,7 +32,12 @@
 namespace datalog::store {
 
 inline constexpr std::size_t kInlineLimit = 224;  // raw bytes of text kept inline in a key
-inline constexpr std::size_t kMaxEncodedValue = 1 + 2 * kInlineLimit + 1 + 8;  // worst case
+inline constexpr std::size_t kGiantHashBytes = 16;
+inline constexpr std::size_t kMaxEncodedValue = 1 + 2 * kInlineLimit + 1 + kGiantHashBytes;  // worst case
+// The hash that keys a giant. The first storage format used 8 bytes of FNV-1a (kV1GiantHashBytes),
+// which the import of such graphs still reads into the front of one.
+using GiantHash = std::array<std::uint8_t, kGiantHashBytes>;
+inline constexpr std::size_t kV1GiantHashBytes = 8;
 
 void put_u64(std::string& out, std::uint64_t x);
 void put_i64(std::string& out, std::int64_t x);  // sign-flipped big-endian
@@ -53,8 +60,11 @@ std::size_t ordered_int_length(std::uint8_t head);
 
 // True when the value's key form is a giant (its text is longer than kInlineLimit).
 bool is_giant(const Value& value);
-// FNV-1a over the text of a string, keyword or bytes value (the giant key).
-std::uint64_t giant_hash(const Value& value);
+// The first 16 bytes of the SHA-256 of the text of a string, keyword or bytes value (the giant key).
+GiantHash giant_hash(const Value& value);
+// The first format's hash: FNV-1a over the same text, in the front 8 bytes (v1_graph_reader.cpp).
+GiantHash v1_giant_hash(const Value& value);
+std::string hash_hex(const GiantHash& hash, std::size_t bytes = kGiantHashBytes);
 
 // Appends the key form of value. NaN must have been refused by the caller. Integers, instants
 // and refs are ordered integers; floats 8 bytes.
@@ -63,17 +73,18 @@ void encode_value(std::string& out, const Value& value);
 // what the log's stored values use (stored_value.h), which must not change with key layouts.
 void encode_fixed_value(std::string& out, const Value& value);
 struct DecodedValue;
-DecodedValue decode_fixed_value(std::string_view in);
+DecodedValue decode_fixed_value(std::string_view in, std::size_t giant_hash_bytes = kGiantHashBytes);
 
 // Result of reading one encoded value from the front of a key.
 struct DecodedValue {
   Value value;              // for a giant: the kInlineLimit-byte prefix, of the right kind
   bool giant = false;       // the full text must be fetched from the giants table
-  std::uint64_t hash = 0;   // giant hash when giant
+  GiantHash hash{};         // giant hash when giant
   std::size_t length = 0;   // bytes consumed
   bool ok = false;          // false on malformed input
 };
-DecodedValue decode_value(std::string_view in);
+// giant_hash_bytes: kV1GiantHashBytes only for keys of the first format.
+DecodedValue decode_value(std::string_view in, std::size_t giant_hash_bytes = kGiantHashBytes);
 
 // The tag and escaped bytes of a text kind (string, keyword, bytes) without its terminator,
 // cut to kInlineLimit bytes: a prefix of the key of every value of that kind whose text starts

@@ -101,6 +101,15 @@ void note_fault(MDB_env* env) {
   if (auto* graph = static_cast<GraphEnv*>(mdb_env_get_userctx(env))) graph->mark_damaged();
 }
 
+bool within_file(MDB_env* env, const MDB_val* key, const MDB_val* data) {
+  auto* graph = static_cast<GraphEnv*>(mdb_env_get_userctx(env));
+  if (graph == nullptr) return true;
+  const bool inside = (key == nullptr || graph->within_file(key->mv_data, key->mv_size)) &&
+                      (data == nullptr || graph->within_file(data->mv_data, data->mv_size));
+  if (!inside) graph->mark_damaged();
+  return inside;
+}
+
 }  // namespace fault_detail
 
 Status index_damage(MDB_txn* txn, std::string_view what) {

@@ -49,6 +49,9 @@ Slot* this_thread_slot();  // null when every slot is taken: calls then run ungu
 
 void install_handlers();
 void note_fault(MDB_env* env);  // marks the environment damaged
+// False (and the environment marked damaged) when a value LMDB handed back points past the end
+// of the file's pages.
+bool within_file(MDB_env* env, const MDB_val* key, const MDB_val* data);
 
 inline bool damage_code(int rc) { return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND; }
 
@@ -89,7 +92,9 @@ inline MDB_env* env_of(MDB_txn* txn) { return mdb_txn_env(txn); }
 inline MDB_env* env_of(MDB_cursor* cursor) { return mdb_txn_env(mdb_cursor_txn(cursor)); }
 
 inline int cursor_get(MDB_cursor* c, MDB_val* key, MDB_val* data, MDB_cursor_op op) {
-  return guarded(env_of(c), [&] { return mdb_cursor_get(c, key, data, op); });
+  MDB_env* env = env_of(c);
+  const int rc = guarded(env, [&] { return mdb_cursor_get(c, key, data, op); });
+  return rc == MDB_SUCCESS && !fault_detail::within_file(env, key, data) ? kPageFault : rc;
 }
 inline int cursor_put(MDB_cursor* c, MDB_val* key, MDB_val* data, unsigned flags) {
   return guarded(env_of(c), [&] { return mdb_cursor_put(c, key, data, flags); });
@@ -98,10 +103,15 @@ inline int cursor_del(MDB_cursor* c, unsigned flags) {
   return guarded(env_of(c), [&] { return mdb_cursor_del(c, flags); });
 }
 inline int get(MDB_txn* txn, MDB_dbi dbi, MDB_val* key, MDB_val* data) {
-  return guarded(env_of(txn), [&] { return mdb_get(txn, dbi, key, data); });
+  MDB_env* env = env_of(txn);
+  const int rc = guarded(env, [&] { return mdb_get(txn, dbi, key, data); });
+  return rc == MDB_SUCCESS && !fault_detail::within_file(env, nullptr, data) ? kPageFault : rc;
 }
 inline int put(MDB_txn* txn, MDB_dbi dbi, MDB_val* key, MDB_val* data, unsigned flags) {
-  return guarded(env_of(txn), [&] { return mdb_put(txn, dbi, key, data, flags); });
+  MDB_env* env = env_of(txn);
+  const int rc = guarded(env, [&] { return mdb_put(txn, dbi, key, data, flags); });
+  // MDB_NOOVERWRITE hands back the data already stored.
+  return rc == MDB_KEYEXIST && !fault_detail::within_file(env, nullptr, data) ? kPageFault : rc;
 }
 inline int del(MDB_txn* txn, MDB_dbi dbi, MDB_val* key, MDB_val* data) {
   return guarded(env_of(txn), [&] { return mdb_del(txn, dbi, key, data); });

@@ -31,7 +31,7 @@ bool decode_v1_eavt(std::string_view key, std::string_view data, Datom* d, Giant
   constexpr std::size_t kSuffix = 8 + 1 + 8;
   if (key.size() < 16 + 1 + kSuffix || data.size() != 8) return false;
   const std::string_view value = key.substr(16, key.size() - 16 - kSuffix);
-  DecodedValue v = decode_fixed_value(value);
+  DecodedValue v = decode_fixed_value(value, kV1GiantHashBytes);
   if (!v.ok || v.length != value.size()) return false;
   const std::string_view suffix = key.substr(key.size() - kSuffix);
   const auto op = static_cast<std::uint8_t>(suffix[8]);
@@ -187,9 +187,9 @@ class Reading {
             fmt::format("the log of transaction {} holds a datom of transaction {}", tx, d.tx));
       }
       if (giant.giant) {
-        const Status loaded = load_giant(txn_, t_, giant.hash, &d.v);
+        const Status loaded = load_giant(txn_, t_, giant.hash, &d.v, kV1GiantHashBytes);
         if (!loaded.ok()) return damaged(fmt::format("transaction {}: {}", tx, loaded.message()));
-        if (!is_giant(d.v) || giant_hash(d.v) != giant.hash) {
+        if (!is_giant(d.v) || v1_giant_hash(d.v) != giant.hash) {
           return damaged(fmt::format("a long value of transaction {} does not match its hash", tx));
         }
       }

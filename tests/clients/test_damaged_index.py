@@ -89,6 +89,8 @@ def sweep(pristine, tmp_path, kind):
         lines = out.stdout.splitlines()
         if out.returncode < 0:
             signals.append(signal.Signals(-out.returncode).name)
+        elif out.returncode != 0:
+            errors.append(f"exit {out.returncode}: {out.stderr.strip()[-300:]}")
         elif lines[-1:] != expected.splitlines():
             (errors if "SQLITE_" in out.stdout else wrong).append(out.stdout.strip())
         elif len(lines) > 1:

@@ -538,3 +538,29 @@ TEST_CASE("ordered ints: malformed heads and short payloads are refused", "[key_
 
 }  // namespace
 }  // namespace datalog::store
+
+namespace datalog::store::testing {
+namespace {
+
+TEST_CASE("giant_hash: 16 bytes of SHA-256, so long values sharing a prefix get their own keys",
+          "[key_coding]") {
+  // SHA-256 of 225 'x' bytes, first 16 bytes (as sha256sum prints it).
+  const Value giant = Value::string(std::string(kInlineLimit + 1, 'x'));
+  CHECK(hash_hex(giant_hash(giant)) == "9c759614f882a14c8c23d485ca2f3a9d");
+  const Value other = Value::string(std::string(kInlineLimit, 'x') + "y");
+  CHECK(giant_hash(other) != giant_hash(giant));
+  CHECK(encoded(giant) != encoded(other));
+  CHECK(encoded(giant).size() == 1 + kInlineLimit + 1 + kGiantHashBytes);
+  // The first format's keys: 8 bytes of FNV-1a, read with kV1GiantHashBytes.
+  std::string v1_key = encoded(giant).substr(0, 1 + kInlineLimit + 1);
+  const GiantHash v1 = v1_giant_hash(giant);
+  v1_key.append(reinterpret_cast<const char*>(v1.data()), kV1GiantHashBytes);
+  const DecodedValue d = decode_value(v1_key, kV1GiantHashBytes);
+  REQUIRE(d.ok);
+  CHECK(d.giant);
+  CHECK(d.hash == v1);
+  CHECK(d.length == v1_key.size());
+}
+
+}  // namespace
+}  // namespace datalog::store::testing

@@ -50,8 +50,8 @@ std::string value_text(const Value& v) {
                               : v.is(ValueKind::Keyword) ? v.as_keyword()
                                                          : v.as_bytes();
     for (unsigned char c : text.substr(0, kShownTextBytes)) head += fmt::format("{:02x}", c);
-    return fmt::format("{}[{} bytes {}.. hash {:016x}]", kind_name(v.kind()), text.size(), head,
-                       giant_hash(v));
+    return fmt::format("{}[{} bytes {}.. hash {}]", kind_name(v.kind()), text.size(), head,
+                       hash_hex(giant_hash(v)));
   }
   if (v.is(ValueKind::Float)) {  // exact bits; -0.0 and 0.0 are one value
     const double d = v.as_float() == 0.0 ? 0.0 : v.as_float();
