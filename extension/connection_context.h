@@ -52,7 +52,7 @@ class ConnectionContext {
   bool get_limit(const std::string& name, std::optional<std::int64_t>* value);
 
   // Whether the application allowed graphs outside the database's folder on this connection
-  // (datalog_allow_graph_paths; extension/graph_path.h).
+  // (datalog_allow_graph_paths; extension/index_path.h).
   bool any_graph_path() const { return any_graph_path_; }
   void allow_any_graph_path(bool allow) { any_graph_path_ = allow; }
 

@@ -7,7 +7,7 @@
 #include "extension/connection_context.h"
 #include "extension/dot_text.h"
 #include "extension/errors.h"
-#include "extension/graph_reading.h"
+#include "extension/session_reader.h"
 #include "extension/interrupt_probe.h"
 #include "extension/sql_functions.h"
 #include "extension/sql_values.h"

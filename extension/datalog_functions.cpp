@@ -11,8 +11,8 @@
 #include "extension/datalog_dot.h"
 #include "extension/direct_only.h"
 #include "extension/errors.h"
-#include "extension/graph_check.h"
-#include "extension/graph_reading.h"
+#include "extension/index_check_function.h"
+#include "extension/session_reader.h"
 #include "extension/import_v1.h"
 #include "extension/interrupt_probe.h"
 #include "extension/io/io_functions.h"
@@ -184,7 +184,7 @@ void datalog_stats(sqlite3_context* ctx, int, sqlite3_value** argv) {
   });
 }
 
-// datalog_check(graph): the index compared with a new one made from the log (graph_check.h),
+// datalog_check(graph): the index compared with a new one made from the log (index_check_function.h),
 // as JSON: {"ok":true|false,"log_rows":N,"records":{...},"problem_count":N,"problems":[...]}.
 void datalog_check(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guarded_call(ctx, [&] {

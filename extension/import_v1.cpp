@@ -9,7 +9,7 @@
 
 #include "extension/connection_context.h"
 #include "extension/errors.h"
-#include "extension/graph_path.h"
+#include "extension/index_path.h"
 #include "extension/log_rows_import.h"
 #include "extension/sql_values.h"
 #include "lmdb_store/v1_graph_reader.h"

@@ -11,7 +11,7 @@
 // table's log, which must be empty, in one SQL transaction of the function's own (a savepoint,
 // so the call must not be inside BEGIN ... COMMIT): any error, an interrupt included, leaves the
 // table as it was. The table's index is then built from the log. The file is named as a table's
-// file argument is (graph_path.h: relative to the database's folder, confined unless
+// file argument is (index_path.h: relative to the database's folder, confined unless
 // datalog_allow_graph_paths(1)), and only read. Direct-only, as it names a file.
 #pragma once
 

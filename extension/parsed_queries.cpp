@@ -2,7 +2,7 @@
 
 #include "engine/analyzer.h"
 #include "engine/script_runner.h"
-#include "extension/query_execution.h"
+#include "extension/query_arguments.h"
 
 namespace datalog::ext {
 

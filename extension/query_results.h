@@ -19,7 +19,7 @@
 #include "engine/ast.h"
 #include "engine/eval/query_runner.h"
 #include "engine/eval/query_stream.h"
-#include "extension/graph_reading.h"
+#include "extension/session_reader.h"
 #include "extension/interrupt_probe.h"
 #include "extension/graph_session.h"
 #include "extension/sql_functions.h"

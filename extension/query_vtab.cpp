@@ -13,7 +13,7 @@
 #include "extension/connection_context.h"
 #include "extension/errors.h"
 #include "extension/parsed_queries.h"
-#include "extension/query_execution.h"
+#include "extension/query_arguments.h"
 #include "extension/query_results.h"
 #include "extension/sql_values.h"
 

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "engine/script_runner.h"
-#include "extension/graph_reading.h"
+#include "extension/session_reader.h"
 #include "extension/interrupt_probe.h"
 #include "extension/graph_session.h"
 #include "extension/sqlite_api.h"

@@ -13,7 +13,7 @@ namespace datalog::ext {
 namespace {
 
 // datalog_allow_graph_paths(on): whether store tables connected from now on may open graphs
-// outside their database's folder (extension/graph_path.h). Direct-only, so a schema cannot
+// outside their database's folder (extension/index_path.h). Direct-only, so a schema cannot
 // call it. Returns the setting before the call.
 void datalog_allow_graph_paths(sqlite3_context* ctx, int, sqlite3_value** argv) {
   auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "extension/query_execution.h"
+#include "extension/query_arguments.h"
 #include "extension/sql_values.h"
 #include "extension/value_list_vtab.h"
 

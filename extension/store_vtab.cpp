@@ -16,7 +16,7 @@
 #include "extension/connection_context.h"
 #include "extension/errors.h"
 #include "extension/graph_log.h"
-#include "extension/graph_path.h"
+#include "extension/index_path.h"
 #include "extension/graph_session.h"
 #include "extension/sql_values.h"
 #include "extension/store_plan.h"

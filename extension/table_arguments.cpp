@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "extension/graph_path.h"
+#include "extension/index_path.h"
 
 namespace datalog::ext {
 

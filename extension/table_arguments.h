@@ -2,7 +2,7 @@
 //
 //   USING datalog                       the graph beside the database: app.db -> app.graph;
 //                                       a private temporary graph for :memory: and temp databases
-//   USING datalog('people.graph')       a file in the database's folder (graph_path.h says
+//   USING datalog('people.graph')       a file in the database's folder (index_path.h says
 //                                       where a graph may be)
 //   USING datalog(file='x.graph', busy_timeout=2000, map_size_mb=1024)
 //     busy_timeout  ms a writer waits for another writer before SQLITE_BUSY (default 5000)

@@ -111,6 +111,14 @@ Status DatomScan::fill() {
   // Keys are read in place: LMDB's pages stay put until the transaction writes or ends, which
   // cannot happen during this call. Only the last fact read is copied, to resume after it.
   std::string_view last_fact;
+  // Keys arrive in strictly increasing order unless a page was damaged in place: a key that
+  // does not is damage LMDB cannot see (it only compares keys when it searches).
+  std::string_view previous_key;
+  auto in_order = [&previous_key](std::string_view key) {
+    const bool ok = key > previous_key;
+    previous_key = key;
+    return ok;
+  };
   bool read_any = false;
   while (count_ < batch && !exhausted_) {
     if (rc == MDB_NOTFOUND) {
@@ -123,6 +131,7 @@ Status DatomScan::fill() {
       exhausted_ = true;
       break;
     }
+    if (!in_order(key)) return index_damage(mdb_cursor_txn(cursor), "index keys are out of order");
     const std::size_t fact_size = fact_length(key);
     if (fact_size == 0) return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");
     // Read every record of this fact. The first is decoded straight into the batch, where a fact
@@ -154,6 +163,9 @@ Status DatomScan::fill() {
       group_.push_back(std::move(first));
       --count_;
       while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
+        if (!in_order(as_view(k))) {
+          return index_damage(mdb_cursor_txn(cursor), "index keys are out of order");
+        }
         if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, &*times_,
                           skip_values_, &memo_)) {
           return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");

@@ -284,7 +284,20 @@ bool GraphEnv::free_disk_bytes(std::uint64_t* out) const {
   struct statvfs fs {};
   if (::statvfs(path_.c_str(), &fs) != 0) return false;
   *out = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  free_disk_bytes_.store(*out, std::memory_order_relaxed);
+  free_disk_read_at_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                              std::memory_order_relaxed);
   return true;
+}
+
+bool GraphEnv::recent_free_disk_bytes(std::uint64_t* out, std::chrono::milliseconds max_age) const {
+  const std::int64_t read_at = free_disk_read_at_ns_.load(std::memory_order_relaxed);
+  const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+  if (read_at != 0 && now - read_at < std::chrono::nanoseconds(max_age).count()) {
+    *out = free_disk_bytes_.load(std::memory_order_relaxed);
+    return true;
+  }
+  return free_disk_bytes(out);
 }
 
 std::uint64_t GraphEnv::used_bytes() const {

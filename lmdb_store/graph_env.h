@@ -128,6 +128,9 @@ class GraphEnv {
 
   // The bytes an unprivileged writer may still use on the graph's filesystem; false if unknown.
   bool free_disk_bytes(std::uint64_t* out) const;
+  // The same, from a reading at most max_age old when there is one: a commit far from a full
+  // disk costs no statvfs.
+  bool recent_free_disk_bytes(std::uint64_t* out, std::chrono::milliseconds max_age) const;
 
   // What the file and its readers look like now, for datalog_stats. A reader holding an old
   // snapshot keeps every page it may see from being reused, so the file grows while it lasts.
@@ -173,6 +176,8 @@ class GraphEnv {
   ino_t file_inode_ = 0;
   std::size_t initial_map_bytes_ = 0;
   std::atomic<bool> damaged_{false};
+  mutable std::atomic<std::uint64_t> free_disk_bytes_{0};
+  mutable std::atomic<std::int64_t> free_disk_read_at_ns_{0};  // steady clock; 0: never read
   // The map and the end of the pages in use, as last seen (within_file refreshes them).
   std::atomic<std::uintptr_t> map_begin_{0}, map_end_{0}, file_end_{0};
   void refresh_file_end();

@@ -10,9 +10,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/functions/compare.h"
+#include "engine/functions/value_order.h"
 #include "engine/functions/number_sum.h"
-#include "engine/functions/statistics.h"
+#include "engine/functions/numeric_aggregates.h"
 #include "engine/value_hash.h"
 
 namespace datalog::functions {

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "engine/functions/builtin_calls.h"
-#include "engine/functions/compare.h"
+#include "engine/functions/value_order.h"
 #include "engine/functions/integer_overflow.h"
 
 namespace datalog::functions::calls {

@@ -12,7 +12,7 @@ namespace datalog::functions::calls {
 
 using Args = std::span<const Value>;
 
-// comparison.cpp
+// comparison_builtins.cpp
 CallResult less(Args args);
 CallResult greater(Args args);
 CallResult less_equal(Args args);

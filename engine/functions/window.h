@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/functions/compare.h"
+#include "engine/functions/value_order.h"
 #include "engine/interruptible_sort.h"
 #include "engine/large_buffer_allocator.h"
 #include "engine/status.h"

@@ -4,8 +4,8 @@
 
 #include "extension/connection_context.h"
 #include "extension/errors.h"
-#include "extension/graph_path.h"
-#include "extension/graph_reading.h"
+#include "extension/index_path.h"
+#include "extension/session_reader.h"
 #include "extension/interrupt_probe.h"
 #include "extension/io/export_formats.h"
 #include "extension/io/file_formats.h"
@@ -62,7 +62,7 @@ Status prepare(sqlite3_context* ctx, int argc, sqlite3_value** argv, const char*
   const GraphLog& log = *call->session->log();
   if (!resolve_graph_path(call->db, log.schema(), log.table(), call->file, call->context->any_graph_path(),
                           &call->path, &error)) {
-    // The rule is the graph files' (graph_path.h); its message speaks of a graph.
+    // The rule is the graph files' (index_path.h); its message speaks of a graph.
     if (error.rfind("graph '", 0) == 0) error.replace(0, 5, "file");
     return Status(StatusCode::InvalidArgument, fmt::format("{}: {}", who, error));
   }

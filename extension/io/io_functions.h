@@ -7,7 +7,7 @@
 //   SELECT datalog_export('g', 'backup.edn');          -- the whole history: facts written
 //
 // How it works:
-// - Files are named as a table's graph file is (extension/graph_path.h): relative to the store
+// - Files are named as a table's graph file is (extension/index_path.h): relative to the store
 //   table's database folder, and inside it unless the application ran
 //   datalog_allow_graph_paths(1); never one of the connection's database files (nor, for an
 //   export, the graph's index). Both functions are SQLITE_DIRECTONLY: no view, trigger or other

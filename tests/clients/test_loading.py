@@ -1,5 +1,5 @@
 """Loading the extension and the graph index file a table opens (table_arguments.h,
-graph_path.h). The graph's log lives in the table's database (shadow tables g_log, g_meta); the
+index_path.h). The graph's log lives in the table's database (shadow tables g_log, g_meta); the
 index is an LMDB file, by default beside the database: app.db + table g -> app.db-g.graph."""
 import glob
 import os

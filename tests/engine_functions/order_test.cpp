@@ -4,7 +4,7 @@
 #include <limits>
 #include <random>
 
-#include "engine/functions/compare.h"
+#include "engine/functions/value_order.h"
 #include "engine/functions/window.h"
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-#include "extension/query_execution.h"
+#include "extension/query_arguments.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// engine/functions/compare.h: how two Values compare, for predicates, aggregates and sorting.
+// engine/functions/value_order.h: how two Values compare, for predicates, aggregates and sorting.
 //
 // Three relations, each with one job:
 //   - compare_for_predicate: the `<` `>` `<=` `>=` built-ins (LANGUAGE.md §8). Numbers compare

@@ -1,4 +1,4 @@
-// extension/graph_reading.h: a GraphReader (engine/storage.h) over a session, for the length of
+// extension/session_reader.h: a GraphReader (engine/storage.h) over a session, for the length of
 // one SQL call: the session's write transaction when one is open (read-your-writes), else the
 // session's shared snapshot, held until this object goes (so it never pins pages longer).
 #pragma once

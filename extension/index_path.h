@@ -1,4 +1,4 @@
-// extension/graph_path.h: where a store table's graph file may be.
+// extension/index_path.h: where a store table's graph file may be.
 //
 // A table's arguments are stored in the database's schema, and a database file may come from
 // someone else (README, "Threat model"). So the file a table names is confined the way SQLite

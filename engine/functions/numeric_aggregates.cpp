@@ -1,6 +1,6 @@
 // avg, median, variance, stddev: aggregates over numbers that always give a Float (or nil for
 // an all-nil group). A non-number is a query error worded like Minigraf's sum error.
-#include "engine/functions/statistics.h"
+#include "engine/functions/numeric_aggregates.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "extension/graph_path.h"
+#include "extension/index_path.h"
 
 #include <cctype>
 

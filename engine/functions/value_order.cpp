@@ -1,4 +1,4 @@
-#include "engine/functions/compare.h"
+#include "engine/functions/value_order.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "extension/graph_reading.h"
+#include "extension/session_reader.h"
 
 #include "engine/script_runner.h"
 

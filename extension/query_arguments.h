@@ -1,4 +1,4 @@
-// extension/query_execution.h: running a parsed query for SQL — turning SQL arguments into
+// extension/query_arguments.h: running a parsed query for SQL — turning SQL arguments into
 // :in bindings and slot values, and query results back into SQL values.
 //
 // SQL -> Datalog, for :in arguments and bind slots: INTEGER -> integer, REAL -> float,

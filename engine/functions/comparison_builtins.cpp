@@ -4,7 +4,7 @@
 #include <compare>
 
 #include "engine/functions/builtin_calls.h"
-#include "engine/functions/compare.h"
+#include "engine/functions/value_order.h"
 
 namespace datalog::functions::calls {
 

@@ -1,4 +1,4 @@
-#include "extension/graph_check.h"
+#include "extension/index_check_function.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "extension/graph_path.h"
+#include "extension/index_path.h"
 #include "extension/replay_progress.h"
 #include "lmdb_store/read_view.h"
 #include "lmdb_store/write_txn.h"

@@ -1,4 +1,4 @@
-// engine/functions/statistics.h: our numeric aggregates avg, median, variance, stddev
+// engine/functions/numeric_aggregates.h: our numeric aggregates avg, median, variance, stddev
 // (semantics in aggregates.h). Internal to engine/functions/; callers use make_aggregate.
 #pragma once
 

@@ -1,4 +1,4 @@
-// extension/graph_check.h: datalog_check — the graph's index compared with a new one made from
+// extension/index_check_function.h: datalog_check — the graph's index compared with a new one made from
 // its log in a private temporary file, record by record (lmdb_store/index_check.h).
 #pragma once
 
