@@ -108,7 +108,7 @@ void configure(RunContext& ctx, const Options& o) {
     ctx.concurrency_seconds = 0.2;
   } else {
     ctx.reads = {0.05, 0.3, 5, 200};
-    ctx.writes = {0.02, 0.5, 5, 100};
+    ctx.writes = {0.02, 0.5, 5, 300};
     ctx.concurrency_seconds = 2.0;
   }
   if (o.concurrency_seconds > 0) ctx.concurrency_seconds = o.concurrency_seconds;

@@ -117,6 +117,18 @@ std::string show(const Value& v, GraphReader* names) {
 
 }  // namespace
 
+bool outcomes_show_entities(const std::vector<CommandOutcome>& outcomes) {
+  for (const CommandOutcome& o : outcomes) {
+    if (o.kind != CommandOutcome::Kind::Query) continue;
+    for (const auto& row : o.result.rows) {
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        if (row[i].is(ValueKind::Ref)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::string format_outcomes(const std::vector<CommandOutcome>& outcomes, GraphReader* names) {
   std::string out;
   for (const CommandOutcome& o : outcomes) {

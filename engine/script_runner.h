@@ -49,6 +49,10 @@ Status parse_query(std::string_view text, ast::Query* query);
 // Checks a query against the rules it may call (safety, rule calls, arity).
 Status check_query_with_rules(const ast::Query& query, const std::vector<ast::Rule>& rules);
 
+// Whether format_outcomes would print an entity, whose name `names` gives: only then does the
+// caller need a reader (opening one after a commit costs a read transaction of its own).
+bool outcomes_show_entities(const std::vector<CommandOutcome>& outcomes);
+
 // A readable summary: one line per command, query results as a table (Minigraf's REPL style).
 std::string format_outcomes(const std::vector<CommandOutcome>& outcomes,
                             GraphReader* names_from = nullptr);

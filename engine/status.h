@@ -13,7 +13,9 @@ namespace datalog {
 enum class StatusCode {
   Ok,
   Busy,             // another writer holds the graph; try again later
-  Full,             // disk or map full
+  Full,             // the disk is full
+  MapFull,          // the index's memory map is full (it must grow before the write succeeds)
+  MapGrown,         // the map was full and has grown: the rolled-back transaction can run again
   NotAGraph,        // the file exists but is not a graph of ours
   TooNew,           // written by a newer format version
   ReadOnly,         // the graph cannot be written

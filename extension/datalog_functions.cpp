@@ -73,7 +73,7 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (st.ok()) st = host.commit(probe);
     if (!st.ok()) return fail(ctx, st);
     std::unique_ptr<GraphReading> names;
-    GraphReading::open(*session, &names);
+    if (outcomes_show_entities(outcomes)) GraphReading::open(*session, &names);
     const std::string text = format_outcomes(outcomes, names ? &names->access() : nullptr);
     sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   });

@@ -10,7 +10,9 @@ int sqlite_code(const store::Status& status) {
   switch (status.code()) {
     case StatusCode::Ok: return SQLITE_OK;
     case StatusCode::Busy: return SQLITE_BUSY;
-    case StatusCode::Full: return SQLITE_FULL;
+    case StatusCode::Full:
+    case StatusCode::MapFull:
+    case StatusCode::MapGrown: return SQLITE_FULL;
     case StatusCode::NotAGraph: return SQLITE_NOTADB;
     case StatusCode::TooNew: return SQLITE_CANTOPEN;
     case StatusCode::ReadOnly: return SQLITE_READONLY;

@@ -150,7 +150,7 @@ Status GraphSession::catch_up(const GraphLog::Tip& tip, bool writing, std::uint6
   Status st;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     st = catch_up_once(tip, writing, replayed, force_rebuild);
-    if (st.code() != StatusCode::Full || st.message().find("has been grown") == std::string::npos) break;
+    if (st.code() != StatusCode::MapGrown) break;
   }
   return st;
 }

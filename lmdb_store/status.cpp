@@ -20,6 +20,7 @@ Status status_from_mdb(int rc, std::string_view what) {
   const std::string detail = fmt::format("{}: {}", what, mdb_strerror(rc));
   switch (rc) {
     case MDB_MAP_FULL:
+      return Status(StatusCode::MapFull, detail);
     case ENOSPC:
     case EFBIG:
     case EDQUOT:

@@ -89,9 +89,9 @@ void WriteTxn::abort() {
 
 Status WriteTxn::fail(Status st) {
   abort();
-  if (st.code() == StatusCode::Full && st.message().find("MDB_MAP_FULL") != std::string::npos) {
+  if (st.code() == StatusCode::MapFull) {
     const Status grown = env_->grow_map(kGrowTimeout);
-    st = Status(StatusCode::Full,
+    st = Status(grown.ok() ? StatusCode::MapGrown : StatusCode::Full,
                 grown.ok() ? fmt::format("graph '{}' map was full; it has been grown to {} MiB. "
                                          "The transaction was rolled back: run it again",
                                          env_->path(), env_->map_bytes() >> 20)

@@ -190,7 +190,7 @@ TEST_CASE("concurrency: the map grows while reader threads keep starting snapsho
       ++committed;
     } else {
       INFO(describe(st));
-      REQUIRE(st.code() == StatusCode::Full);  // the map was grown: the batch goes again
+      REQUIRE(st.code() == StatusCode::MapGrown);  // the map was grown: the batch goes again
       ++retries;
     }
   }

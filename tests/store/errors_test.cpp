@@ -206,14 +206,14 @@ TEST_CASE("errors: a full map is grown, the failed transaction leaves nothing, a
       ++attempted;
     }
     INFO(describe(failure));
-    REQUIRE(failure.code() == StatusCode::Full);
+    REQUIRE(failure.code() == StatusCode::MapGrown);
     CHECK(failure.message().find("map was full") != std::string::npos);
     CHECK(failure.message().find("grown") != std::string::npos);
     CHECK(failure.message().find(env->path()) != std::string::npos);
     CHECK_FALSE(w->open());  // the whole transaction was rolled back
-    CHECK(w->failure().code() == StatusCode::Full);
-    CHECK(w->assert_fact(1, kA, Value::integer(1), 0, kForever).code() == StatusCode::Full);
-    CHECK(w->commit().code() == StatusCode::Full);
+    CHECK(w->failure().code() == StatusCode::MapGrown);
+    CHECK(w->assert_fact(1, kA, Value::integer(1), 0, kForever).code() == StatusCode::MapGrown);
+    CHECK(w->commit().code() == StatusCode::MapGrown);
   }
   CHECK(env->map_bytes() > kMiB);
   CHECK(attempted > 100);
@@ -266,7 +266,7 @@ TEST_CASE("errors: LMDB and errno codes map to status codes with the operation n
     int rc;
     StatusCode code;
   } cases[] = {
-      {MDB_MAP_FULL, StatusCode::Full},     {ENOSPC, StatusCode::Full},
+      {MDB_MAP_FULL, StatusCode::MapFull},     {ENOSPC, StatusCode::Full},
       {MDB_INVALID, StatusCode::NotAGraph}, {MDB_VERSION_MISMATCH, StatusCode::NotAGraph},
       {MDB_CORRUPTED, StatusCode::Corrupt}, {MDB_PAGE_NOTFOUND, StatusCode::Corrupt},
       {EACCES, StatusCode::ReadOnly},       {EROFS, StatusCode::ReadOnly},

@@ -89,6 +89,10 @@ std::string_view code_name(StatusCode code) {
       return "Busy";
     case StatusCode::Full:
       return "Full";
+    case StatusCode::MapFull:
+      return "MapFull";
+    case StatusCode::MapGrown:
+      return "MapGrown";
     case StatusCode::NotAGraph:
       return "NotAGraph";
     case StatusCode::TooNew:
