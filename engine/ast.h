@@ -43,6 +43,12 @@ struct Slot {
 // A position in a pattern, rule head or rule call: a variable, a constant or a slot.
 using Term = std::variant<Variable, Value, Slot>;
 
+// The variable a term names, unless it is none or a wildcard (which binds nothing).
+inline const Variable* named_variable(const Term& t) {
+  const auto* v = std::get_if<Variable>(&t);
+  return v && !v->is_wildcard() ? v : nullptr;
+}
+
 // [E A V]
 struct Pattern {
   Term e, a, v;

@@ -86,13 +86,11 @@ Status GraphEnv::open(const std::string& path, const OpenOptions& options,
   }
   std::shared_ptr<GraphEnv> env(new GraphEnv());
   DATALOG_RETURN_IF_ERROR(env->open_file(path, options));
-  if (!file_id(path, &id)) {
-    return Status(StatusCode::CantOpen,
-                  fmt::format("graph file '{}' vanished while opening: {}", path, strerror(errno)));
+  // Known by the file LMDB opened (open_file's fstat), whatever the path names by now.
+  if (env->file_inode_ == 0) {
+    return Status(StatusCode::CantOpen, fmt::format("graph file '{}': cannot read its identity", path));
   }
-  env->file_device_ = id.first;
-  env->file_inode_ = id.second;
-  reg.open[id] = env;
+  reg.open[FileId{env->file_device_, env->file_inode_}] = env;
   *out = std::move(env);
   return Status::OK();
 }

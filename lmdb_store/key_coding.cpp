@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include <fmt/format.h>
 #include <openssl/evp.h>
 
 namespace datalog::store {
@@ -223,13 +224,7 @@ GiantHash v1_giant_hash(const Value& value) {
 }
 
 std::string hash_hex(const GiantHash& hash, std::size_t bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < bytes && i < hash.size(); ++i) {
-    out += kDigits[hash[i] >> 4];
-    out += kDigits[hash[i] & 15];
-  }
-  return out;
+  return fmt::format("{:02x}", fmt::join(hash.begin(), hash.begin() + std::min(bytes, hash.size()), ""));
 }
 
 void encode_fixed_value(std::string& out, const Value& value) {

@@ -12,6 +12,7 @@
 #include "engine/eval/closure.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/distinct_rows.h"
+#include "engine/eval/join_planner.h"
 #include "engine/eval/key_index.h"
 #include "engine/large_buffer_allocator.h"
 #include "engine/eval/value_ranges.h"
@@ -20,27 +21,23 @@
 
 namespace datalog::eval {
 
+using ast::named_variable;
+
 namespace {
 
-constexpr double kSeekCost = 8.0;            // a B-tree descent, in units of one row read
-constexpr double kUnready = std::numeric_limits<double>::infinity();
 // A scan expected to match at least kReserveFrom rows reserves room for them up front, at most
 // kMaxReservedRows (the estimate may be far off): a relation of 100K rows grown by doubling
 // copied and faulted in twice the memory it ended with.
 constexpr double kReserveFrom = 1024.0;
 constexpr double kMaxReservedRows = 1 << 20;
 
-const ast::Variable* as_var(const ast::Term& t) {
-  const auto* v = std::get_if<ast::Variable>(&t);
-  return v && !v->is_wildcard() ? v : nullptr;
-}
 
 void add_unique(std::vector<std::string>& out, const std::string& name) {
   if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
 }
 
 void term_variable(const ast::Term& t, std::vector<std::string>& out) {
-  if (const auto* v = as_var(t)) add_unique(out, v->name);
+  if (const auto* v = named_variable(t)) add_unique(out, v->name);
 }
 
 Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
@@ -103,17 +100,6 @@ std::vector<std::string> clause_binds(const ast::Clause& clause) {
   }
   return clause_variables(clause);
 }
-
-// --- choosing the next clause ---------------------------------------------------------------------
-
-struct BodyEvaluator::Candidate {
-  std::size_t index = 0;
-  double cost = kUnready;
-  double estimate = 0;
-  bool hash_join = false;
-  std::string access;
-  std::vector<ValueRange> v_ranges;  // a pattern's value bounds from the body's comparisons
-};
 
 namespace {
 
@@ -250,151 +236,11 @@ Status BodyEvaluator::evaluate_part(const std::vector<ast::Clause>& clauses, con
   std::vector<std::string> in_range;
   std::vector<bool> done = elsewhere.empty() ? std::vector<bool>(clauses.size(), false) : elsewhere;
   std::size_t remaining = static_cast<std::size_t>(std::count(done.begin(), done.end(), false));
-  // What each clause binds, worked out once: rule bodies are evaluated once per iteration.
-  std::vector<std::vector<std::string>> binds(clauses.size());
-  for (std::size_t i = 0; i < clauses.size(); ++i) binds[i] = clause_binds(clauses[i]);
-  const std::vector<const ast::ExprClause*> comparisons = comparison_filters(clauses);
+  const JoinPlanner planner(ctx_, derived_, clauses);
   while (remaining > 0) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
-    // Variables that clauses still to run can bind.
-    std::unordered_set<std::string> bindable;
-    for (std::size_t i = 0; i < clauses.size(); ++i) {
-      if (done[i]) continue;
-      bindable.insert(binds[i].begin(), binds[i].end());
-    }
-    const double rows = static_cast<double>(rel.rows.size());
-    Candidate best;
-    for (std::size_t i = 0; i < clauses.size(); ++i) {
-      if (done[i]) continue;
-      Candidate c;
-      c.index = i;
-      const ast::Clause& clause = clauses[i];
-      if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
-        std::vector<std::string> inputs;
-        expr_variables(e->expr, inputs);
-        const bool ready = std::all_of(inputs.begin(), inputs.end(),
-                                       [&](const std::string& v) { return rel.binds(v); });
-        if (ready) {
-          c.cost = 0;
-          c.estimate = rows;
-          c.access = "filter";
-        }
-      } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
-        std::vector<std::string> keys;
-        if (n->is_join) {
-          for (const auto& v : n->join_vars) keys.push_back(v.name);
-        } else {
-          for (const auto& v : clause_variables(clause)) {
-            if (rel.binds(v) || bindable.count(v)) keys.push_back(v);
-          }
-        }
-        const bool ready = std::all_of(keys.begin(), keys.end(),
-                                       [&](const std::string& v) { return rel.binds(v); });
-        if (ready) {
-          c.cost = 1;
-          c.estimate = rows;
-          c.access = "hash anti-join";
-        }
-      } else if (const auto* pseudo = std::get_if<ast::Pattern>(&clause.node);
-                 pseudo && is_pseudo_pattern(*pseudo)) {
-        const auto* ev = as_var(pseudo->e);
-        bool ready = !ev || rel.binds(ev->name) || !bindable.count(ev->name);
-        const std::string key = entity_key(pseudo->e);
-        for (std::size_t j = 0; j < i && ready; ++j) {
-          const auto* q = std::get_if<ast::Pattern>(&clauses[j].node);
-          if (q && !done[j] && !is_pseudo_pattern(*q) && entity_key(q->e) == key) ready = false;
-        }
-        if (ready) {
-          c.cost = 0.25;
-          c.estimate = rows;
-          c.access = "temporal metadata";
-        }
-      } else if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
-        // Estimated rows per probe with the bound parts fixed, and for one scan of the pattern.
-        DatomFilter probe, whole;
-        bool impossible = false;
-        std::optional<EntityId> id;
-        if (const auto* cv = std::get_if<Value>(&p->e)) {
-          DATALOG_RETURN_IF_ERROR(ctx_.as_entity(*cv, &id));
-          if (!id) impossible = true;
-          probe.e = whole.e = id.value_or(0);
-        } else if (const auto* v = as_var(p->e); v && rel.binds(v->name)) {
-          probe.e = 0;
-        }
-        if (const auto* cv = std::get_if<Value>(&p->a)) {
-          DATALOG_RETURN_IF_ERROR(ctx_.as_attribute(*cv, &id));
-          if (!id) impossible = true;
-          probe.a = whole.a = id.value_or(0);
-        }
-        if (const auto* cv = std::get_if<Value>(&p->v)) {
-          probe.v = whole.v = *cv;
-        } else if (const auto* v = as_var(p->v); v && rel.binds(v->name)) {
-          probe.v = Value::ref(0);
-        } else if (v && std::holds_alternative<Value>(p->a)) {
-          // The body's comparisons on a value this pattern binds narrow its scan (value_ranges.h).
-          c.v_ranges = value_ranges(v->name, comparisons);
-          probe.v_ranges = whole.v_ranges = c.v_ranges;
-        }
-        bool shares = false;
-        for (const ast::Term* t : {&p->e, &p->a, &p->v}) {
-          if (const auto* v = as_var(*t); v && rel.binds(v->name)) shares = true;
-        }
-        if (impossible) {
-          c.cost = 0.5;
-          c.estimate = 0;
-          c.access = "no match (unknown ident)";
-        } else {
-          const double per_probe = ctx_.graph().estimate(probe);
-          const double one_scan = ctx_.graph().estimate(whole);
-          const double nested = rows * (kSeekCost + per_probe);
-          const double hashed = one_scan + kSeekCost + rows;
-          if (shares && hashed < nested) {
-            c.cost = hashed;
-            c.hash_join = true;
-            c.access = "hash join (one scan)";
-          } else {
-            c.cost = nested;
-            c.access = shares ? "index lookup per row" : (rows <= 1 ? "index scan" : "cross product");
-          }
-          c.estimate = std::max(rows * per_probe, 0.0);
-          if (!shares && rows > 1) c.cost *= 4;  // avoid cross products while anything else can run
-        }
-      } else if (const auto* call = std::get_if<ast::RuleCall>(&clause.node)) {
-        const TupleSet* t = derived_.tuples_for(*call);
-        const double size = t ? static_cast<double>(t->size()) : 0.0;
-        bool bound = false;
-        for (const auto& a : call->args) {
-          if (std::holds_alternative<Value>(a)) bound = true;
-          if (const auto* v = as_var(a); v && rel.binds(v->name)) bound = true;
-        }
-        c.cost = bound ? size + rows : std::max(rows, 1.0) * std::max(size, 1.0);
-        c.estimate = bound ? std::min(size, rows * 4) : rows * size;
-        c.access = bound ? "hash join on derived tuples" : "derived tuples";
-      } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
-        bool ready = true;
-        if (o->is_join) {
-          // Join variables another clause can still bind wait for it.
-          for (const auto& v : o->join_vars) {
-            if (!rel.binds(v.name) && bindable.count(v.name) > 1) ready = false;
-          }
-        }
-        if (ready) {
-          c.cost = 50.0 + rows * static_cast<double>(o->branches.size()) * kSeekCost;
-          c.estimate = rows;
-          c.access = "union of branches";
-        }
-      }
-      if (c.cost < best.cost) best = c;
-    }
-    if (best.cost == kUnready) {
-      // Only clauses waiting for variables nothing binds: let the first one report why.
-      for (std::size_t i = 0; i < clauses.size(); ++i) {
-        if (done[i]) continue;
-        best.index = i;
-        best.access = "last resort";
-        break;
-      }
-    }
+    PlanStep best;
+    DATALOG_RETURN_IF_ERROR(planner.next(rel, done, &best));
     DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
                                   best.hash_join ? "hash" : best.access,
                                   static_cast<int>(best.index), best.v_ranges, in_range));
@@ -416,8 +262,8 @@ Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth,
     shown_access = "temporal metadata";
   } else if (p) {
     // The scan holds ?v to v_ranges only where the value position binds it (not a repeat of e).
-    const auto* v = as_var(p->v);
-    const auto* e = as_var(p->e);
+    const auto* v = named_variable(p->v);
+    const auto* e = named_variable(p->e);
     const bool binds_v = v && !rel.binds(v->name) && !(e && e->name == v->name);
     st = apply_pattern(*p, rel, access == "hash", order, v_ranges);
     if (st.ok() && binds_v && !v_ranges.empty()) in_range.push_back(v->name);
@@ -496,7 +342,7 @@ Status BodyEvaluator::apply_pattern(const ast::Pattern& p, Relation& rel, bool h
     if (const auto* c = std::get_if<Value>(&t)) {
       slots[i].kind = Slot::Kind::Constant;
       slots[i].constant = *c;
-    } else if (const auto* v = as_var(t)) {
+    } else if (const auto* v = named_variable(t)) {
       const int col = rel.column(v->name);
       if (col >= 0) {
         slots[i] = Slot{Slot::Kind::Bound, col, {}};
@@ -926,7 +772,7 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     const ast::Term& t = call.args[i];
     if (const auto* c = std::get_if<Value>(&t)) {
       args[i] = ArgSlot{Slot::Kind::Constant, -1, ctx_.join_key(*c)};
-    } else if (const auto* v = as_var(t)) {
+    } else if (const auto* v = named_variable(t)) {
       if (const int col = rel.column(v->name); col >= 0) {
         args[i] = ArgSlot{Slot::Kind::Bound, col, {}};
       } else if (const int o = out.column(v->name); o >= 0) {

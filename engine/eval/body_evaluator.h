@@ -1,16 +1,10 @@
 // engine/eval/body_evaluator.h: evaluates a conjunction of clauses (a :where, a rule body, a
 // not / or branch) over an input relation, relation at a time.
 //
-// Planning is adaptive and greedy: at each step the evaluator knows the relation built so far
-// (its variables and its row count) and applies the cheapest clause that is ready:
-// - filters first: an expression whose inputs are bound, a not / not-join whose join
-//   variables are bound (a hash anti-join);
-// - then the pattern, rule call or or-branch set with the lowest estimated cost. A pattern is
-//   joined either by index lookups per distinct binding of its bound variables (nested loop on
-//   the best index) or, when a single scan of it is cheaper, by one scan hashed on the shared
-//   variables (hash join). It never forms a cross product and filters afterwards: a pattern
-//   that shares nothing with the relation is only chosen when nothing else can run.
-// Joins compare values as entities where LANGUAGE.md §3 says so (EvalContext::join_key).
+// Each step applies the clause the planner (join_planner.h) picks for the relation built so
+// far: a filter, a pattern joined by index lookups per row or by one hashed scan, a rule call,
+// an anti-join for not, a union for or. Joins compare values as entities where LANGUAGE.md §3
+// says so (EvalContext::join_key).
 // The trace records the order chosen, the access path and the rows, for datalog_explain.
 #pragma once
 
@@ -47,7 +41,6 @@ class BodyEvaluator {
                   int depth = 0);
 
  private:
-  struct Candidate;
   // Evaluates the clauses not marked in elsewhere (empty: all) as one part, cheapest first.
   Status evaluate_part(const std::vector<ast::Clause>& clauses, const std::vector<bool>& elsewhere,
                        Relation input, Relation* out, int depth);

@@ -19,22 +19,31 @@ namespace datalog::eval {
 using Row = std::vector<Value>;       // one row built on its own (a key, a tuple, a result)
 using RowView = std::span<const Value>;  // one row of a relation, read in place
 
-// The rows of a relation, side by side in one vector (row-major): building, filtering and
-// joining allocate per relation, not per row. Every row has the width of the first one pushed
-// (the relation's columns); a relation without columns still counts its rows (the unit
-// relation has one).
+// The rows of a relation, side by side (row-major) in chunks of about 2 MB: building,
+// filtering and joining allocate per chunk, not per row. Every row has the width of the first
+// one pushed (the relation's columns); a relation without columns still counts its rows (the
+// unit relation has one).
+//
+// Why chunks, not one vector: a vector that doubles moves every value it holds, and a relation
+// of millions of rows then spends seconds in one move that nothing interrupts (a query must stop
+// within a second of sqlite3_interrupt), holding old and new buffers at once. A chunk, once
+// full, never moves; only the first grows by doubling, up to one chunk's size. A chunk holds a
+// power of two of rows, so finding a row is a shift and a mask.
 //
 // Cell buffers are recycled per thread (take_cell_buffer, give_cell_buffer): a query builds
 // and drops relations of the same sizes again and again, and buffers handed back to the system
 // would have to be faulted in afresh each time.
 class RowStore {
  public:
-  using Cells = std::vector<Value, LargeBufferAllocator<Value>>;  // row-major cells
+  using Cells = std::vector<Value, LargeBufferAllocator<Value>>;  // row-major cells of one chunk
 
   RowStore() = default;
   ~RowStore();
   RowStore(RowStore&& other) noexcept
-      : cells_(std::move(other.cells_)), width_(other.width_), count_(std::exchange(other.count_, 0)) {}
+      : chunks_(std::move(other.chunks_)),
+        width_(other.width_),
+        count_(std::exchange(other.count_, 0)),
+        chunk_shift_(other.chunk_shift_) {}
   RowStore& operator=(RowStore&& other) noexcept;
   RowStore(const RowStore& other) = default;
   RowStore& operator=(const RowStore& other) = default;
@@ -42,40 +51,34 @@ class RowStore {
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
 
-  RowView operator[](std::size_t i) const { return {cells_.data() + i * width_, width_}; }
-  std::span<Value> operator[](std::size_t i) { return {cells_.data() + i * width_, width_}; }
+  RowView operator[](std::size_t i) const { return {cell(i), width_}; }
+  std::span<Value> operator[](std::size_t i) { return {cell(i), width_}; }
   RowView back() const { return (*this)[count_ - 1]; }
 
   void push_back(RowView row) {
-    start_row(row.size());
-    cells_.insert(cells_.end(), row.begin(), row.end());
+    Cells& cells = start_row(row.size());
+    cells.insert(cells.end(), row.begin(), row.end());
   }
   // Moves the values in; the caller's row keeps its storage (to be refilled, not reallocated).
   void push_back_moved(std::span<Value> row) {
-    start_row(row.size());
-    for (Value& v : row) cells_.push_back(std::move(v));
+    Cells& cells = start_row(row.size());
+    for (Value& v : row) cells.push_back(std::move(v));
   }
   void push_back(Row&& row) { push_back_moved(row); }
   // Appends row widened with nils to width columns, and returns the new row to fill in; it stays
   // valid until the store next grows.
   std::span<Value> push_back_widened(RowView row, std::size_t width) {
-    start_row(width);
-    // Element by element after one capacity check: vector's range insert and resize are general
-    // paths that cost several times more for the two or three values of a row.
-    if (cells_.capacity() - cells_.size() < width) cells_.reserve(std::max(cells_.capacity() * 2, cells_.size() + width));
-    for (const Value& v : row) cells_.emplace_back(v);
-    for (std::size_t i = row.size(); i < width; ++i) cells_.emplace_back();
+    // Element by element after start_row's capacity check: vector's range insert and resize
+    // are general paths that cost several times more for the two or three values of a row.
+    Cells& cells = start_row(width);
+    for (const Value& v : row) cells.emplace_back(v);
+    for (std::size_t i = row.size(); i < width; ++i) cells.emplace_back();
     return (*this)[count_ - 1];
   }
-  void pop_back() {
-    cells_.resize(cells_.size() - width_);
-    --count_;
-  }
-  void clear() {
-    cells_.clear();
-    count_ = 0;
-  }
-  void reserve(std::size_t rows, std::size_t width) { cells_.reserve(rows * width); }
+  void pop_back() { truncate(count_ - 1); }
+  void clear() { truncate(0); }
+  // Room for rows of width columns: the first chunk is sized for them (up to a chunk).
+  void reserve(std::size_t rows, std::size_t width);
 
   // Keeps, in order, the rows for which keep(row) holds.
   template <class Keep>
@@ -83,13 +86,10 @@ class RowStore {
     std::size_t kept = 0;
     for (std::size_t r = 0; r < count_; ++r) {
       if (!keep(RowView((*this)[r]))) continue;
-      if (kept != r) std::move(cells_.begin() + static_cast<std::ptrdiff_t>(r * width_),
-                               cells_.begin() + static_cast<std::ptrdiff_t>((r + 1) * width_),
-                               cells_.begin() + static_cast<std::ptrdiff_t>(kept * width_));
+      if (kept != r) std::move(cell(r), cell(r) + width_, cell(kept));
       ++kept;
     }
-    cells_.resize(kept * width_);
-    count_ = kept;
+    truncate(kept);
   }
 
   template <class Store, class View>
@@ -121,20 +121,35 @@ class RowStore {
   iterator end() { return {this, count_}; }
 
  private:
-  void start_row(std::size_t width) {
-    if (count_ == 0) {
-      width_ = width;
-      if (cells_.capacity() == 0) cells_ = take_cell_buffer();
-    }
-    assert(width == width_);
-    ++count_;
+  std::size_t chunk_rows() const { return std::size_t{1} << chunk_shift_; }
+  const Value* cell(std::size_t row) const {
+    return chunks_[row >> chunk_shift_].data() + (row & (chunk_rows() - 1)) * width_;
   }
+  Value* cell(std::size_t row) {
+    return chunks_[row >> chunk_shift_].data() + (row & (chunk_rows() - 1)) * width_;
+  }
+  // Counts a new row of width cells and returns the chunk to append them to, with room for them.
+  Cells& start_row(std::size_t width) {
+    if (count_ == 0) set_width(width);
+    assert(width == width_);
+    const std::size_t chunk = count_ >> chunk_shift_;
+    if (chunk == chunks_.size()) add_chunk();
+    Cells& cells = chunks_[chunk];
+    if (cells.capacity() - cells.size() < width_) grow(cells);
+    ++count_;
+    return cells;
+  }
+  void set_width(std::size_t width);
+  void add_chunk();
+  void grow(Cells& chunk);  // doubles, up to a full chunk
+  void truncate(std::size_t rows);  // keeps the first rows
   static Cells take_cell_buffer();          // empty; from this thread's spares
   static void give_cell_buffer(Cells cells);  // kept as a spare, within a bound
 
-  Cells cells_;
+  std::vector<Cells> chunks_;  // full but the last; never more than the rows need but the first
   std::size_t width_ = 0;
   std::size_t count_ = 0;
+  unsigned chunk_shift_ = 0;  // a chunk holds 2^chunk_shift_ rows
 };
 
 inline bool same_row(RowView a, RowView b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }

@@ -184,5 +184,64 @@ TEST_CASE("row store: a relation grown past the large-block size keeps its rows"
   CHECK(moved[count / 2][0] == Value::integer(static_cast<std::int64_t>(count / 2)));
 }
 
+TEST_CASE("row store: rows across many chunks are filtered, popped, copied and grown again",
+          "[relation]") {
+  // Three cells a row: a 2 MB chunk holds 16,384 rows, so 100,000 rows take seven chunks.
+  constexpr std::int64_t kRows = 100'000;
+  RowStore rows;
+  for (std::int64_t i = 0; i < kRows; ++i) {
+    rows.push_back(Row{Value::integer(i), Value::integer(i * 2), Value::string(std::to_string(i))});
+  }
+  REQUIRE(rows.size() == kRows);
+  bool all_there = true;
+  std::int64_t expected = 0;
+  for (RowView row : rows) all_there = all_there && row[0] == Value::integer(expected++);
+  CHECK(all_there);
+  CHECK(rows[16'383][2] == Value::string("16383"));
+  CHECK(rows[16'384][2] == Value::string("16384"));  // the first row of the second chunk
+
+  // Keep every third row: rows move back across chunk bounds, and emptied chunks go.
+  rows.keep_if([](RowView r) { return r[0].as_integer() % 3 == 0; });
+  REQUIRE(rows.size() == static_cast<std::size_t>((kRows + 2) / 3));
+  CHECK(rows[10'000][0] == Value::integer(30'000));
+  CHECK(rows.back()[0] == Value::integer(99'999));
+
+  // Pop back across a chunk bound, then push again.
+  while (rows.size() > 16'384) rows.pop_back();
+  CHECK(rows.back()[0] == Value::integer(16'383 * 3));
+  rows.pop_back();
+  rows.push_back(Row{Value::integer(-1), Value::nil(), Value::nil()});
+  rows.push_back(Row{Value::integer(-2), Value::nil(), Value::nil()});
+  CHECK(rows[16'383][0] == Value::integer(-1));
+  CHECK(rows[16'384][0] == Value::integer(-2));
+
+  // A copy holds chunks without spare room: it grows them as it is pushed to.
+  RowStore copy = rows;
+  for (int i = 0; i < 20'000; ++i) copy.push_back(Row{Value::integer(i), Value::nil(), Value::nil()});
+  CHECK(copy.size() == rows.size() + 20'000);
+  CHECK(copy[16'384][0] == Value::integer(-2));
+  CHECK(copy.back()[0] == Value::integer(19'999));
+  CHECK(rows.size() == 16'385);  // the original is untouched
+
+  copy.clear();
+  CHECK(copy.empty());
+  copy.push_back(Row{Value::string("one column now")});
+  CHECK(texts(copy) == std::vector<std::string>{"\"one column now\" "});
+}
+
+TEST_CASE("row store: a reserved store takes its first chunk at once, and rows past it in more",
+          "[relation]") {
+  RowStore rows;
+  rows.reserve(50'000, 2);
+  for (std::int64_t i = 0; i < 50'000; ++i) rows.push_back_widened(Row{Value::integer(i)}, 2)[1] = Value::integer(-i);
+  REQUIRE(rows.size() == 50'000);
+  CHECK(rows[49'999][1] == Value::integer(-49'999));
+  RowStore none;
+  none.reserve(10, 0);
+  for (int i = 0; i < 5; ++i) none.push_back(RowView());
+  CHECK(none.size() == 5);
+  CHECK(none[4].empty());
+}
+
 }  // namespace
 }  // namespace datalog::eval
