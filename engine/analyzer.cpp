@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "engine/ast_walk.h"
 #include "engine/parse_error.h"
 
 namespace datalog {
@@ -57,22 +58,20 @@ void direct_bindings(const ast::Clause& c, std::vector<const ast::Variable*>* ou
 }
 
 // Every non-wildcard variable mentioned anywhere inside clauses.
-void mentioned(const std::vector<ast::Clause>& clauses, VarSet* out);
-
-void mentioned(const ast::Clause& c, VarSet* out) {
-  std::vector<const ast::Variable*> vars;
-  direct_bindings(c, &vars);
-  if (const auto* e = std::get_if<ast::ExprClause>(&c.node)) expr_variables(e->expr, &vars);
-  for (const auto* v : vars) {
-    if (!v->is_wildcard()) out->insert(v->name);
-  }
-  if (const auto* n = std::get_if<ast::Not>(&c.node)) {
-    for (const auto& v : n->join_vars) out->insert(v.name);
-    mentioned(n->body, out);
-  } else if (const auto* o = std::get_if<ast::Or>(&c.node)) {
-    for (const auto& v : o->join_vars) out->insert(v.name);
-    for (const auto& branch : o->branches) mentioned(branch, out);
-  }
+void mentioned(const ast::Clause& clause, VarSet* out) {
+  ast::walk_clause(clause, [&](const ast::Clause& c) {
+    std::vector<const ast::Variable*> vars;
+    direct_bindings(c, &vars);
+    if (const auto* e = std::get_if<ast::ExprClause>(&c.node)) expr_variables(e->expr, &vars);
+    if (const auto* n = std::get_if<ast::Not>(&c.node)) {
+      for (const auto& v : n->join_vars) vars.push_back(&v);
+    } else if (const auto* o = std::get_if<ast::Or>(&c.node)) {
+      for (const auto& v : o->join_vars) vars.push_back(&v);
+    }
+    for (const auto* v : vars) {
+      if (!v->is_wildcard()) out->insert(v->name);
+    }
+  });
 }
 
 void mentioned(const std::vector<ast::Clause>& clauses, VarSet* out) {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "engine/analyzer.h"
+#include "engine/ast_walk.h"
 #include "engine/parse_error.h"
 
 namespace datalog {
@@ -20,16 +21,10 @@ struct Call {
 };
 
 // Calls in clauses, in text order, descending into or branches and negations.
-void collect_calls(const std::vector<ast::Clause>& clauses, bool negative, std::vector<Call>* out) {
-  for (const auto& c : clauses) {
-    if (const auto* call = std::get_if<ast::RuleCall>(&c.node)) {
-      out->push_back({call, negative});
-    } else if (const auto* n = std::get_if<ast::Not>(&c.node)) {
-      collect_calls(n->body, true, out);
-    } else if (const auto* o = std::get_if<ast::Or>(&c.node)) {
-      for (const auto& branch : o->branches) collect_calls(branch, negative, out);
-    }
-  }
+void collect_calls(const std::vector<ast::Clause>& clauses, std::vector<Call>* out) {
+  ast::walk_clauses(clauses, [&](const ast::Clause& c, bool negated) {
+    if (const auto* call = std::get_if<ast::RuleCall>(&c.node)) out->push_back({call, negated});
+  });
 }
 
 std::string arguments(std::size_t n) { return fmt::format("{} argument{}", n, n == 1 ? "" : "s"); }
@@ -67,7 +62,7 @@ Status build_graph(const std::vector<ast::Rule>& rules, DependencyGraph* g) {
   for (const auto& r : rules) {
     const std::size_t from = g->index.at(r.name);
     std::vector<Call> calls;
-    collect_calls(r.body, false, &calls);
+    collect_calls(r.body, &calls);
     for (const Call& c : calls) {
       const auto it = g->index.find(c.call->name);
       if (it == g->index.end()) continue;  // defined later, or reported by check_rule_calls
@@ -195,7 +190,7 @@ Status check_rule_calls(const ast::Query& query, const std::vector<ast::Rule>& r
   };
 
   std::vector<Call> calls;
-  collect_calls(query.where, false, &calls);
+  collect_calls(query.where, &calls);
   for (const Call& c : calls) {
     const auto it = arity.find(c.call->name);
     if (it == arity.end()) {
@@ -215,7 +210,7 @@ Status check_rule_calls(const ast::Query& query, const std::vector<ast::Rule>& r
     for (const auto& r : rules) {
       if (r.name != name) continue;
       std::vector<Call> inner;
-      collect_calls(r.body, false, &inner);
+      collect_calls(r.body, &inner);
       for (const Call& c : inner) {
         const auto it = arity.find(c.call->name);
         if (it == arity.end()) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ast_walk.h"
 #include "engine/edn_reader.h"
 #include "engine/analyzer.h"
 #include "engine/script_runner.h"
@@ -51,8 +52,6 @@ Status row_of(const edn::Node& vec, std::size_t width, const std::string& what, 
   return Status::OK();
 }
 
-void collect_slots(const std::vector<ast::Clause>& clauses, std::vector<std::string>& out);
-
 void add_slot(std::vector<std::string>& out, const std::string& name) {
   if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
 }
@@ -69,26 +68,10 @@ void expr_slots(const ast::Expr& e, std::vector<std::string>& out) {
 }
 
 void collect_slots(const std::vector<ast::Clause>& clauses, std::vector<std::string>& out) {
-  for (const auto& clause : clauses) {
-    std::visit(
-        [&](const auto& c) {
-          using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, ast::Pattern>) {
-            term_slot(c.e, out);
-            term_slot(c.a, out);
-            term_slot(c.v, out);
-          } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
-            expr_slots(c.expr, out);
-          } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
-            for (const auto& a : c.args) term_slot(a, out);
-          } else if constexpr (std::is_same_v<T, ast::Not>) {
-            collect_slots(c.body, out);
-          } else {
-            for (const auto& b : c.branches) collect_slots(b, out);
-          }
-        },
-        clause.node);
-  }
+  ast::walk_clauses(clauses, [&](const ast::Clause& clause) {
+    ast::for_each_term(clause, [&](const ast::Term& t) { term_slot(t, out); });
+    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) expr_slots(e->expr, out);
+  });
 }
 
 }  // namespace

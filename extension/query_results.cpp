@@ -1,5 +1,6 @@
 #include "extension/query_results.h"
 
+#include "engine/ast_walk.h"
 #include "engine/analyzer.h"
 #include "engine/script_runner.h"
 #include "engine/time_text.h"
@@ -10,16 +11,11 @@ namespace datalog::ext {
 namespace {
 
 bool calls_rules(const std::vector<ast::Clause>& clauses) {
-  for (const auto& clause : clauses) {
-    if (std::holds_alternative<ast::RuleCall>(clause.node)) return true;
-    if (const auto* n = std::get_if<ast::Not>(&clause.node); n && calls_rules(n->body)) return true;
-    if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
-      for (const auto& branch : o->branches) {
-        if (calls_rules(branch)) return true;
-      }
-    }
-  }
-  return false;
+  bool calls = false;
+  ast::walk_clauses(clauses, [&](const ast::Clause& clause) {
+    calls = calls || std::holds_alternative<ast::RuleCall>(clause.node);
+  });
+  return calls;
 }
 
 }  // namespace

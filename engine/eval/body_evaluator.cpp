@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/ast_text.h"
+#include "engine/ast_walk.h"
 #include "engine/eval/closure.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/distinct_rows.h"
@@ -59,31 +60,13 @@ Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
 
 std::vector<std::string> clause_variables(const ast::Clause& clause) {
   std::vector<std::string> out;
-  std::visit(
-      [&](const auto& c) {
-        using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, ast::Pattern>) {
-          term_variable(c.e, out);
-          term_variable(c.a, out);
-          term_variable(c.v, out);
-        } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
-          expr_variables(c.expr, out);
-          if (c.out && !c.out->is_wildcard()) add_unique(out, c.out->name);
-        } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
-          for (const auto& a : c.args) term_variable(a, out);
-        } else if constexpr (std::is_same_v<T, ast::Not>) {
-          for (const auto& b : c.body) {
-            for (const auto& v : clause_variables(b)) add_unique(out, v);
-          }
-        } else if constexpr (std::is_same_v<T, ast::Or>) {
-          for (const auto& branch : c.branches) {
-            for (const auto& b : branch) {
-              for (const auto& v : clause_variables(b)) add_unique(out, v);
-            }
-          }
-        }
-      },
-      clause.node);
+  ast::walk_clause(clause, [&](const ast::Clause& c) {
+    ast::for_each_term(c, [&](const ast::Term& t) { term_variable(t, out); });
+    if (const auto* e = std::get_if<ast::ExprClause>(&c.node)) {
+      expr_variables(e->expr, out);
+      if (e->out && !e->out->is_wildcard()) add_unique(out, e->out->name);
+    }
+  });
   return out;
 }
 
@@ -105,15 +88,11 @@ namespace {
 
 void collect_pseudo_entities(const std::vector<ast::Clause>& clauses,
                              std::map<std::string, unsigned>& out) {
-  for (const auto& clause : clauses) {
+  ast::walk_clauses(clauses, [&](const ast::Clause& clause) {
     if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
       if (const unsigned needs = meta_needed(*p)) out[entity_key(p->e)] |= needs;
-    } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
-      collect_pseudo_entities(n->body, out);
-    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
-      for (const auto& b : o->branches) collect_pseudo_entities(b, out);
     }
-  }
+  });
 }
 
 }  // namespace

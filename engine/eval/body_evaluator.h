@@ -68,6 +68,5 @@ class BodyEvaluator {
 std::vector<std::string> clause_variables(const ast::Clause& clause);
 // Variables a clause can bind when it runs (patterns, rule calls, expression outputs, or).
 std::vector<std::string> clause_binds(const ast::Clause& clause);
-std::string clause_text(const ast::Clause& clause);
 
 }  // namespace datalog::eval

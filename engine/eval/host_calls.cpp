@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "engine/ast_walk.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/rule_evaluator.h"
 
@@ -23,15 +24,9 @@ void collect_from_expr(const ast::Expr& e, std::vector<HostCall>* out) {
 }  // namespace
 
 void collect_host_calls(const std::vector<ast::Clause>& clauses, std::vector<HostCall>* out) {
-  for (const ast::Clause& clause : clauses) {
-    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
-      collect_from_expr(e->expr, out);
-    } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
-      collect_host_calls(n->body, out);
-    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
-      for (const auto& branch : o->branches) collect_host_calls(branch, out);
-    }
-  }
+  ast::walk_clauses(clauses, [&](const ast::Clause& clause) {
+    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) collect_from_expr(e->expr, out);
+  });
 }
 
 Status check_rule_host_calls(const std::vector<ast::Rule>& rules, const std::vector<ast::Clause>& where,

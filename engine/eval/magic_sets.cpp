@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/eval/body_evaluator.h"
+#include "engine/eval/rule_evaluator.h"
 
 namespace datalog::eval {
 
@@ -111,18 +112,6 @@ std::vector<std::size_t> sips_order(const std::vector<ast::Clause>& body, std::s
   return order;
 }
 
-void collect_calls_named(const std::vector<ast::Clause>& clauses, std::set<std::string>& out) {
-  for (const auto& clause : clauses) {
-    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) {
-      out.insert(c->name);
-    } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
-      collect_calls_named(n->body, out);
-    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
-      for (const auto& b : o->branches) collect_calls_named(b, out);
-    }
-  }
-}
-
 int recursive_calls_in(const ast::Rule& rule, const std::string& name) {
   int n = 0;
   for (const auto& clause : rule.body) {
@@ -192,7 +181,7 @@ class Rewriter {
           continue;
         }
         std::set<std::string> inside;
-        collect_calls_named({clause}, inside);
+        collect_calls({clause}, inside);
         if (inside.count(name)) return false;  // a recursive call hidden in not / or
         if (recursive) {
           for (const auto& v : clause_variables(clause)) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ast_walk.h"
 #include "engine/eval/closure.h"
 #include "engine/eval/find_projector.h"
 #include "engine/eval/host_calls.h"
@@ -85,30 +86,14 @@ Status fill_expr(ast::Expr& e, const std::map<std::string, Value>& slots) {
 }
 
 Status fill_clauses(std::vector<ast::Clause>& clauses, const std::map<std::string, Value>& slots) {
-  for (auto& clause : clauses) {
-    Status st = std::visit(
-        [&](auto& c) -> Status {
-          using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, ast::Pattern>) {
-            DATALOG_RETURN_IF_ERROR(fill_entity(c.e, slots));
-            DATALOG_RETURN_IF_ERROR(fill_term(c.a, slots));
-            return fill_term(c.v, slots);
-          } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
-            return fill_expr(c.expr, slots);
-          } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
-            for (auto& a : c.args) DATALOG_RETURN_IF_ERROR(fill_term(a, slots));
-            return Status::OK();
-          } else if constexpr (std::is_same_v<T, ast::Not>) {
-            return fill_clauses(c.body, slots);
-          } else {
-            for (auto& branch : c.branches) DATALOG_RETURN_IF_ERROR(fill_clauses(branch, slots));
-            return Status::OK();
-          }
-        },
-        clause.node);
-    DATALOG_RETURN_IF_ERROR(st);
-  }
-  return Status::OK();
+  return ast::walk_clauses(clauses, [&](ast::Clause& clause) -> Status {
+    if (auto* p = std::get_if<ast::Pattern>(&clause.node)) return fill_pattern_slots(*p, slots);
+    if (auto* e = std::get_if<ast::ExprClause>(&clause.node)) return fill_expr(e->expr, slots);
+    if (auto* call = std::get_if<ast::RuleCall>(&clause.node)) {
+      for (auto& a : call->args) DATALOG_RETURN_IF_ERROR(fill_term(a, slots));
+    }
+    return Status::OK();
+  });
 }
 
 Status time_view(GraphReader& graph, const ast::Query& q, const std::map<std::string, Value>& slots,
@@ -203,26 +188,11 @@ void substitute_expr(ast::Expr& e, const std::map<std::string, Value>& known) {
 }  // namespace
 
 void substitute_variables(std::vector<ast::Clause>& clauses, const std::map<std::string, Value>& known) {
-  for (auto& clause : clauses) {
-    std::visit(
-        [&](auto& c) {
-          using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, ast::Pattern>) {
-            substitute_term(c.e, known);
-            substitute_term(c.a, known);
-            substitute_term(c.v, known);
-          } else if constexpr (std::is_same_v<T, ast::ExprClause>) {
-            substitute_expr(c.expr, known);  // an output variable stays: it is checked as bound
-          } else if constexpr (std::is_same_v<T, ast::RuleCall>) {
-            for (auto& a : c.args) substitute_term(a, known);
-          } else if constexpr (std::is_same_v<T, ast::Not>) {
-            substitute_variables(c.body, known);
-          } else {
-            for (auto& b : c.branches) substitute_variables(b, known);
-          }
-        },
-        clause.node);
-  }
+  ast::walk_clauses(clauses, [&](ast::Clause& clause) {
+    ast::for_each_term(clause, [&](ast::Term& t) { substitute_term(t, known); });
+    // An expression's output variable stays: it is checked as bound.
+    if (auto* e = std::get_if<ast::ExprClause>(&clause.node)) substitute_expr(e->expr, known);
+  });
 }
 
 Status query_time_view(GraphReader& graph, const ast::Query& query,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ast_walk.h"
 #include "engine/analyzer.h"
 
 namespace datalog::eval {
@@ -28,15 +29,9 @@ void top_level_calls(const std::vector<ast::Clause>& body, const std::set<std::s
 }  // namespace
 
 void collect_calls(const std::vector<ast::Clause>& clauses, std::set<std::string>& out) {
-  for (const auto& clause : clauses) {
-    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) {
-      out.insert(c->name);
-    } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
-      collect_calls(n->body, out);
-    } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
-      for (const auto& branch : o->branches) collect_calls(branch, out);
-    }
-  }
+  ast::walk_clauses(clauses, [&](const ast::Clause& clause) {
+    if (const auto* c = std::get_if<ast::RuleCall>(&clause.node)) out.insert(c->name);
+  });
 }
 
 std::set<std::string> rules_reached(const std::vector<ast::Rule>& rules, std::set<std::string> names) {
