@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/eval/relation.h"
@@ -85,5 +86,21 @@ class DistinctRows {
   std::vector<std::size_t> hashes_;   // per row
   std::vector<std::uint32_t> slots_;  // row numbers; size a power of two, at most half full
 };
+
+// The distinct rows of rel's columns cols, as a relation whose variables are names.
+inline Relation distinct_projection(const Relation& rel, const std::vector<int>& cols,
+                                    const std::vector<std::string>& names) {
+  DistinctRows distinct(rel.rows.size());
+  Row key;
+  for (RowView row : rel.rows) {
+    key.clear();
+    for (int c : cols) key.push_back(row[static_cast<std::size_t>(c)]);
+    distinct.insert_moved(key);
+  }
+  Relation out;
+  out.vars = names;
+  out.rows = distinct.take_rows();
+  return out;
+}
 
 }  // namespace datalog::eval

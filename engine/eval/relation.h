@@ -154,6 +154,11 @@ class RowStore {
 
 inline bool same_row(RowView a, RowView b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 
+// Adds name to a list of variable names unless it is there already.
+inline void add_variable(std::vector<std::string>& vars, const std::string& name) {
+  if (std::find(vars.begin(), vars.end(), name) == vars.end()) vars.push_back(name);
+}
+
 struct Relation {
   std::vector<std::string> vars;  // column names ("?x"), no duplicates
   RowStore rows;
