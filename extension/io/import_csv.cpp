@@ -65,13 +65,26 @@ class CsvImport {
       if (header[i] == ":db/id" || header[i] == "db/id") entity_column_ = i;
     }
     attributes_.resize(header.size());
+    kinds_.resize(header.size());
     for (std::size_t i = 0; i < header.size(); ++i) {
       if (i == entity_column_) continue;
-      auto a = keyword_of_name(header[i]);
+      std::string_view name = header[i];
+      kinds_[i] = column_type(&name);
+      auto a = keyword_of_name(name);
       if (!a) return at_row(fmt::format("column '{}' is not an attribute name", header[i]));
       attributes_[i] = std::move(*a);
     }
     return Status::OK();
+  }
+
+  // `attr:vtype` (age:integer, :person/score:float): the type after the last ':' when it is a
+  // vtype name and that ':' is not the leading one; *name is then the attribute before it.
+  static std::optional<ValueKind> column_type(std::string_view* name) {
+    const std::size_t colon = name->rfind(':');
+    if (colon == 0 || colon == std::string_view::npos) return std::nullopt;
+    const auto kind = kind_from_name(name->substr(colon + 1));
+    if (kind) *name = name->substr(0, colon);
+    return kind;
   }
 
   Status entity(std::string_view text, Value* out) const {
@@ -92,6 +105,16 @@ class CsvImport {
     return Status::OK();
   }
 
+  // A cell read as the store table reads v with a vtype; column: named in the message, if any.
+  Status typed_cell(std::string_view text, ValueKind kind, std::string_view column, Value* out) const {
+    std::optional<Value> v;
+    std::string error;
+    DATALOG_RETURN_IF_ERROR(typed_value(text, kind, target_.writer(), &v, &error));
+    if (!v) return at_row(column.empty() ? error : fmt::format("column '{}': {}", column, error));
+    *out = std::move(*v);
+    return Status::OK();
+  }
+
   Status fact_row(const std::vector<std::string>& row) {
     ast::Fact f;
     f.pos = ast::SourcePos{static_cast<int>(records_.line()), 1};
@@ -104,11 +127,7 @@ class CsvImport {
       if (!kind) {
         return at_row(fmt::format("unknown vtype '{}' (one of {})", row[*vtype_column_], kind_names_list()));
       }
-      std::optional<Value> v;
-      std::string error;
-      DATALOG_RETURN_IF_ERROR(typed_value(row[2], *kind, target_.writer(), &v, &error));
-      if (!v) return at_row(error);
-      f.v = std::move(*v);
+      DATALOG_RETURN_IF_ERROR(typed_cell(row[2], *kind, "", &f.v));
     } else {
       f.v = infer_value(row[2]);
     }
@@ -128,7 +147,11 @@ class CsvImport {
       f.pos = ast::SourcePos{static_cast<int>(records_.line()), 1};
       f.e = e;
       f.a = attributes_[i];
-      f.v = infer_value(row[i]);
+      if (kinds_[i]) {
+        DATALOG_RETURN_IF_ERROR(typed_cell(row[i], *kinds_[i], header[i], &f.v));
+      } else {
+        f.v = infer_value(row[i]);
+      }
       target_.add(std::move(f));
     }
     return Status::OK();
@@ -141,6 +164,7 @@ class CsvImport {
   std::optional<std::size_t> vtype_column_, from_column_, to_column_;
   std::size_t entity_column_ = 0;
   std::vector<Value> attributes_;
+  std::vector<std::optional<ValueKind>> kinds_;  // of typed columns (attr:vtype); else inferred
 };
 
 }  // namespace

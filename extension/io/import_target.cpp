@@ -60,6 +60,12 @@ Status ImportTarget::blank_node(std::string_view label, EntityId* out) {
     *out = it->second;
     return Status::OK();
   }
+  DATALOG_RETURN_IF_ERROR(fresh_blank_node(out));
+  blank_nodes_.emplace(key, *out);
+  return Status::OK();
+}
+
+Status ImportTarget::fresh_blank_node(EntityId* out) {
   static thread_local std::mt19937_64 generator{std::random_device{}()};
   Uuid u;
   for (std::size_t k = 0; k < u.bytes.size(); k += 8) {
@@ -68,9 +74,7 @@ Status ImportTarget::blank_node(std::string_view label, EntityId* out) {
   }
   u.bytes[6] = static_cast<std::uint8_t>((u.bytes[6] & 0x0F) | 0x40);  // a version 4 uuid
   u.bytes[8] = static_cast<std::uint8_t>((u.bytes[8] & 0x3F) | 0x80);
-  DATALOG_RETURN_IF_ERROR(writer_->resolve_ident(Value::uuid(u), out));
-  blank_nodes_.emplace(key, *out);
-  return Status::OK();
+  return writer_->resolve_ident(Value::uuid(u), out);
 }
 
 }  // namespace datalog::ext::io

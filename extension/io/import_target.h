@@ -52,6 +52,9 @@ class ImportTarget {
   Status transact(const ast::Transact& t);
   // The entity of blank node `label` of this file: a new random #uuid ident the first time.
   Status blank_node(std::string_view label, EntityId* out);
+  // A blank node without a label (Turtle's [ ... ], a collection's cell): a new random #uuid
+  // ident, not remembered.
+  Status fresh_blank_node(EntityId* out);
 
   std::uint64_t facts_written() const { return written_; }
 

@@ -78,7 +78,8 @@ bool InputFile::next_line(std::string* line) {
     }
     searched += at_;  // fill() moved the unread bytes to the front
   }
-  if (!line->empty() && line->back() == '\r') line->pop_back();
+  line_cr_ = !line->empty() && line->back() == '\r';
+  if (line_cr_) line->pop_back();
   ++line_number_;
   return true;
 }

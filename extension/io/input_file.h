@@ -2,10 +2,11 @@
 //
 // Every reader of datalog_import (README "Import and export") works on lines: N-Triples and
 // JSON Lines are line formats, and the Turtle, CSV and EDN readers scan lines and carry what is
-// open (a quoted field, a form) to the next one. The file knows its line number and how many of
-// its bytes were read, for error messages ("datalog_import: data.nt line 17: ...") and for the
-// progress line. A line ends at "\n" (a "\r" before it is dropped); lines longer than
-// kMaxLineBytes are refused, so a file with no newline cannot take all memory.
+// open (a long string, a quoted field, a form) to the next one. The file knows its line number
+// and how many of its bytes were read, for error messages ("datalog_import: data.nt line 17:
+// ...") and for the progress line. A line ends at "\n" (a "\r" before it is dropped, and
+// noted); lines longer than kMaxLineBytes are refused, so a file with no newline cannot take all
+// memory.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,8 @@ class InputFile {
   const Status& status() const { return status_; }
 
   std::uint64_t line_number() const { return line_number_; }  // of the last line read (1-based)
+  // Whether the last line read ended "\r\n": a Turtle long string keeps its line breaks as written.
+  bool line_ended_with_cr() const { return line_cr_; }
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t size() const { return size_; }
   const std::string& display_name() const { return display_name_; }
@@ -55,7 +58,7 @@ class InputFile {
   std::uint64_t size_ = 0, bytes_read_ = 0, line_number_ = 0;
   std::string buffer_;
   std::size_t at_ = 0;
-  bool eof_ = false;
+  bool eof_ = false, line_cr_ = false;
   Status status_;
 };
 

@@ -280,14 +280,19 @@ MALFORMED = [
     ("bad.nt", GOOD_NT + '<urn:datalog:x> <urn:datalog:n> 1\n', 5001, "the last statement is not finished"),
     ("bad.ttl", "@prefix ex: <http://example.org/> .\n" + GOOD_NT + "ex:a nope:b 1 .\n", 5002,
      "undeclared prefix 'nope:'"),
-    ("bad.ttl", GOOD_NT + "<urn:datalog:a> <urn:datalog:b> [ <urn:datalog:c> 1 ] .\n", 5001, "is not supported"),
+    ("bad.ttl", GOOD_NT + '<urn:datalog:a> <urn:datalog:b> """open\nmore\n', 5001, "unterminated long string"),
+    ("bad.ttl", GOOD_NT + "<urn:datalog:a> <urn:datalog:b> [ <urn:datalog:c> (\n1\n", 5001,
+     "'(' is not closed (the file ends inside it)"),
     ("bad.csv", GOOD_CSV + ':x,:n,"open\n', 5002, "unterminated quoted field"),
     ("bad.csv", GOOD_CSV + ":x,:n\n", 5002, "the row has 2 fields, the header 4"),
     ("bad.csv", GOOD_CSV + ":x,:n,abc,integer\n", 5002, "'abc' is not an integer"),
+    ("bad.csv", "name,n:integer\n" + "".join(f"e{i},{i}\n" for i in range(5000)) + "x,abc\n", 5002,
+     "column 'n:integer': 'abc' is not an integer"),
     ("bad.jsonl", GOOD_JSONL + '{"e": ":x", "a": ":n", "v": }\n', 5001, "unexpected character '}'"),
     ("bad.jsonl", GOOD_JSONL + '[1, 2]\n', 5001, "expected a JSON object"),
     ("bad.edn", GOOD_EDN + "[:x :n 1 2 3]\n]\n", 5002, "Optional 4th element of a fact must be a map"),
     ("bad.edn", GOOD_EDN + '[:x :n "open]\n', 5002, "unterminated string"),
+    ("bad.edn", GOOD_EDN + ']\n{:valid-to 1}\n[[:x :n 1]]\n', 5003, ":valid-to must be an ISO 8601 string, got 1"),
 ]
 
 
