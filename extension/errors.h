@@ -7,7 +7,7 @@
 #include <string>
 
 #include "extension/sqlite_api.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext {
 

@@ -21,7 +21,7 @@
 
 #include "extension/sqlite_api.h"
 #include "lmdb_store/log_records.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext {
 

@@ -28,7 +28,7 @@
 #include "extension/graph_log.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/read_view.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 #include "lmdb_store/write_txn.h"
 
 namespace datalog::ext {

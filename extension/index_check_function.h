@@ -6,7 +6,7 @@
 
 #include "extension/graph_session.h"
 #include "lmdb_store/index_check.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext {
 

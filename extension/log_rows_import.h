@@ -15,7 +15,7 @@
 #include "extension/graph_log.h"
 #include "extension/sqlite_api.h"
 #include "lmdb_store/log_records.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext {
 

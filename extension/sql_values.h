@@ -27,7 +27,7 @@
 
 #include "engine/value.h"
 #include "extension/sqlite_api.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext {
 

@@ -19,7 +19,7 @@
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/graph_stats.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

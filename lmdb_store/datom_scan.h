@@ -24,7 +24,7 @@
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 #include "lmdb_store/visibility.h"
 
 namespace datalog::store {

@@ -38,7 +38,7 @@
 
 #include "datalog_version.h"
 #include "lmdb_store/read_cache.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 #include "lmdb_store/sync_marker.h"
 
 namespace datalog::store {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "lmdb_store/graph_env.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

@@ -39,7 +39,7 @@
 #include "engine/datom.h"
 #include "engine/storage.h"
 #include "engine/value.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

@@ -24,7 +24,7 @@
 #include <atomic>
 #include <string_view>
 
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

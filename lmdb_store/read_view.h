@@ -23,7 +23,7 @@
 #include "lmdb_store/datom_scan.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/scan_plan.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 #include "lmdb_store/write_txn.h"
 
 namespace datalog::store {

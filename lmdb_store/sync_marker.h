@@ -21,7 +21,7 @@
 
 #include <string>
 
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

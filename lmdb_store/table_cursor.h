@@ -11,7 +11,7 @@
 
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/page_fault_guard.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

@@ -28,7 +28,7 @@
 
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/log_records.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::store {
 

@@ -43,7 +43,7 @@
 #include "lmdb_store/datom_layout.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/log_records.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 #include "lmdb_store/txn_idents.h"
 
 namespace datalog::store {

@@ -12,7 +12,7 @@
 #include "engine/storage.h"
 #include "extension/interrupt_probe.h"
 #include "extension/replay_progress.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext::io {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext::io {
 

@@ -12,7 +12,7 @@
 
 #include "engine/value.h"
 #include "engine/storage.h"
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext::io {
 

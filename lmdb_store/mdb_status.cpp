@@ -1,4 +1,4 @@
-#include "lmdb_store/status.h"
+#include "lmdb_store/mdb_status.h"
 
 #include "lmdb_store/page_fault_guard.h"
 

@@ -1,4 +1,4 @@
-// lmdb_store/status.h: Status (engine/status.h) plus the mapping of LMDB's return codes.
+// lmdb_store/mdb_status.h: LMDB's return codes as a Status (the one Status is engine/status.h).
 #pragma once
 
 #include <string_view>
