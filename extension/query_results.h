@@ -1,12 +1,12 @@
 // extension/query_results.h: the rows of one query run, for a cursor of datalog_q or a
 // datalog_query table.
 //
-// A query that can stream (engine/eval/query_stream.h: one index scan, filters, plain :find
-// variables) on a committed snapshot hands out its rows one at a time, straight off the scan, and
-// holds the snapshot while the cursor is open; SQL that stops early (LIMIT, EXISTS, a join that
-// needs one row) stops the scan too. Any other query — or any query inside a write transaction,
-// whose handle may change between rows — is evaluated in full, its entity names resolved, and
-// the snapshot let go before the first row is returned, so nothing pins the graph.
+// The engine decides how the query runs (engine/eval/query_execution.h). On a committed snapshot
+// a query that streams hands out its rows straight off its index scan and holds the snapshot
+// while the cursor is open; SQL that stops early (LIMIT, EXISTS, a join that needs one row) stops
+// the scan too. Inside a write transaction, whose handle may change between rows, nothing
+// streams. A query evaluated in full has its entity names resolved and its snapshot let go
+// before the first row is returned, so nothing pins the graph.
 // Values map to SQL as sql_values.h says; entities show as their idents.
 #pragma once
 
@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "engine/ast.h"
-#include "engine/eval/query_runner.h"
-#include "engine/eval/query_stream.h"
+#include "engine/eval/query_execution.h"
 #include "extension/session_reader.h"
 #include "extension/interrupt_probe.h"
 #include "extension/graph_session.h"
@@ -41,8 +40,8 @@ class QueryResults {
               const eval::QueryInputs& inputs, const QueryOrigin& origin, const eval::Limits& limits);
   void close();
 
-  bool at_end() const { return at_end_; }
-  eval::RowView row() const { return stream_ ? eval::RowView(current_) : rows_[pos_]; }
+  bool at_end() const { return !execution_ || execution_->at_end(); }
+  eval::RowView row() const { return execution_->row(); }
   Status next();
 
   // A value of the current row as an SQL result, entities by their idents.
@@ -52,24 +51,20 @@ class QueryResults {
 
  private:
   Status name_of(EntityId id, std::optional<Value>* out);
-  Status evaluate(sqlite3* db, std::unique_ptr<GraphReading> reading, const ast::Query& query,
-                  const std::vector<ast::Rule>& rules, const eval::QueryInputs& inputs,
-                  const QueryOrigin& origin, const eval::Limits& limits);
+  // Evaluated in full: every entity's name found now, so the snapshot can go.
+  Status resolve_names();
+  void release_snapshot();
 
-  // While streaming (destroyed in reverse order: the stream before what it reads through).
+  // Destroyed in reverse order: the execution before what it reads through. The snapshot, the
+  // probe and the functions are held only while the execution streams.
   std::unique_ptr<GraphReading> reading_;
   std::optional<InterruptProbe> probe_;  // in place: no allocation per call
   std::optional<SqlFunctions> sql_functions_;
-  std::unique_ptr<eval::QueryStream> stream_;
-  eval::Row current_;
-  // Evaluated in full.
-  eval::RowStore rows_;
-  std::size_t pos_ = 0;
+  std::unique_ptr<eval::QueryExecution> execution_;
   // Names of the result's entities: the graph's shared cache, when the rows came from a read
   // snapshot (its names stay valid while the graph is open); copies in names_ otherwise.
   const store::ReadCache* shared_names_ = nullptr;
   std::unordered_map<EntityId, std::optional<Value>> names_;
-  bool at_end_ = true;
 };
 
 }  // namespace datalog::ext
