@@ -16,6 +16,9 @@
 // integer, REAL -> float, TEXT -> string, BLOB -> bytes, NULL -> nil).
 // Entities: an entity with an ident shows as the ident (':alice', or a uuid's text), else as
 // its integer id; on input either form is accepted.
+// The mapping is implemented in three parts: sql_text.cpp (whole text values, identifiers, kind
+// names, ident text), values_from_sql.cpp (SQL to values and entities) and values_to_sql.cpp
+// (values and entities to results and bound parameters).
 #pragma once
 
 #include <functional>

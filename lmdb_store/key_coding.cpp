@@ -162,6 +162,16 @@ std::size_t ordered_int_length(std::uint8_t head) {
   return head == kLargestHead ? 9 : 0;
 }
 
+std::string ordered_int_key(std::int64_t x) {
+  std::string key;
+  put_ordered_int(key, x);
+  return key;
+}
+
+bool read_ordered_int_key(std::string_view bytes, std::int64_t* x) {
+  return !bytes.empty() && get_ordered_int(bytes, x) == bytes.size();
+}
+
 std::size_t get_ordered_int(std::string_view in, std::int64_t* x) {
   if (in.empty()) return 0;
   const auto head = static_cast<std::uint8_t>(in[0]);

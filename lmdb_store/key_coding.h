@@ -57,6 +57,10 @@ std::size_t get_ordered_int(std::string_view in, std::int64_t* x);
 std::size_t get_ordered_uint(std::string_view in, std::uint64_t* x);
 // The length of the ordered integer whose head byte is head (0 when it is not one).
 std::size_t ordered_int_length(std::uint8_t head);
+// A key (or data) that is one ordered integer, and reading one back: false unless the bytes are
+// exactly one ordered integer.
+std::string ordered_int_key(std::int64_t x);
+bool read_ordered_int_key(std::string_view bytes, std::int64_t* x);
 
 // True when the value's key form is a giant (its text is longer than kInlineLimit).
 bool is_giant(const Value& value);

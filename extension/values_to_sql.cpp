@@ -1,0 +1,131 @@
+// Datalog values and entities in their SQL form: results, bound parameters.
+#include "extension/sql_values.h"
+
+#include "engine/time_text.h"
+#include "engine/uuid_text.h"
+
+namespace datalog::ext {
+
+void sql_form_of_named_entity(EntityId id, const Value* name, SqlForm* out) {
+  if (name && name->is(ValueKind::Keyword)) {
+    out->type = SqlForm::Text;
+    out->text = name->as_keyword();
+    return;
+  }
+  if (name && name->is(ValueKind::Uuid)) {
+    out->type = SqlForm::Text;
+    out->owned = format_uuid(name->as_uuid());
+    out->text = out->owned;
+    return;
+  }
+  out->type = SqlForm::Integer;
+  out->integer = id;
+}
+
+void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out) {
+  std::optional<Value>& name = out->name;
+  const bool named = name_of(id, &name).ok() && name;
+  sql_form_of_named_entity(id, named ? &*name : nullptr, out);
+}
+
+void sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out) {
+  switch (v.kind()) {
+    case ValueKind::String:
+      out->type = SqlForm::Text;
+      out->text = v.as_string();
+      return;
+    case ValueKind::Integer:
+      out->type = SqlForm::Integer;
+      out->integer = v.as_integer();
+      return;
+    case ValueKind::Float:
+      out->type = SqlForm::Real;
+      out->real = v.as_float();
+      return;
+    case ValueKind::Boolean:
+      out->type = SqlForm::Integer;
+      out->integer = v.as_boolean() ? 1 : 0;
+      return;
+    case ValueKind::Keyword:
+      out->type = SqlForm::Text;
+      out->text = v.as_keyword();
+      return;
+    case ValueKind::Ref: sql_form_of_entity(v.as_ref(), name_of, out); return;
+    case ValueKind::Instant:
+      out->type = SqlForm::Text;
+      out->owned = format_instant(v.as_instant());
+      out->text = out->owned;
+      return;
+    case ValueKind::Uuid:
+      out->type = SqlForm::Text;
+      out->owned = format_uuid(v.as_uuid());
+      out->text = out->owned;
+      return;
+    case ValueKind::Bytes:
+      out->type = SqlForm::Blob;
+      out->text = v.as_bytes();
+      return;
+    case ValueKind::Nil: out->type = SqlForm::Null; return;
+  }
+}
+
+namespace {
+
+void result_form(sqlite3_context* ctx, const SqlForm& f) {
+  const int size = static_cast<int>(f.text.size());
+  switch (f.type) {
+    case SqlForm::Null: sqlite3_result_null(ctx); return;
+    case SqlForm::Integer: sqlite3_result_int64(ctx, f.integer); return;
+    case SqlForm::Real: sqlite3_result_double(ctx, f.real); return;
+    case SqlForm::Text: sqlite3_result_text(ctx, f.text.data(), size, SQLITE_TRANSIENT); return;
+    case SqlForm::Blob: sqlite3_result_blob(ctx, f.text.data(), size, SQLITE_TRANSIENT); return;
+  }
+}
+
+}  // namespace
+
+void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name, bool name_is_shared) {
+  if (name_is_shared && name && name->is(ValueKind::Keyword)) {
+    // The text stays where it is while the graph is open, which outlasts every statement
+    // reading this table: SQLite may point at it instead of copying it.
+    const std::string& text = name->as_keyword();
+    sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+    return;
+  }
+  SqlForm f;
+  sql_form_of_named_entity(id, name, &f);
+  result_form(ctx, f);
+}
+
+void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of) {
+  SqlForm f;
+  sql_form_of_entity(id, name_of, &f);
+  result_form(ctx, f);
+}
+
+void result_instant(sqlite3_context* ctx, std::int64_t ms) {
+  const std::string text = format_instant(ms);
+  sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+void result_value(sqlite3_context* ctx, const Value& v, const IdentNamer& name_of) {
+  SqlForm f;
+  sql_form_of(v, name_of, &f);
+  result_form(ctx, f);
+}
+
+int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& name_of) {
+  SqlForm f;
+  sql_form_of(v, name_of, &f);
+  const int size = static_cast<int>(f.text.size());
+  switch (f.type) {
+    case SqlForm::Null: return sqlite3_bind_null(stmt, index);
+    case SqlForm::Integer: return sqlite3_bind_int64(stmt, index, f.integer);
+    case SqlForm::Real: return sqlite3_bind_double(stmt, index, f.real);
+    case SqlForm::Text: return sqlite3_bind_text(stmt, index, f.text.data(), size, SQLITE_TRANSIENT);
+    case SqlForm::Blob: return sqlite3_bind_blob(stmt, index, f.text.data(), size, SQLITE_TRANSIENT);
+  }
+  return SQLITE_MISUSE;
+}
+
+}  // namespace datalog::ext

@@ -1,0 +1,113 @@
+// Idents (catalog.h): a keyword or uuid naming an entity, both ways, directly or through the
+// shared cache of committed names. Key and data are ordered integers (an ident id takes 2 to 4 bytes).
+#include "lmdb_store/catalog.h"
+
+#include "engine/uuid_text.h"
+#include "lmdb_store/key_coding.h"
+#include "lmdb_store/mdb_values.h"
+#include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/stored_value.h"
+
+namespace datalog::store {
+
+namespace {
+
+// A keyword whose name is a uuid (":22222222-3333-...") names that uuid's entity (§3).
+Value canonical_ident(const Value& name) {
+  if (name.is(ValueKind::Keyword) && name.as_keyword().size() == 37) {
+    if (auto u = parse_uuid(std::string_view(name.as_keyword()).substr(1))) return Value::uuid(*u);
+  }
+  return name;
+}
+
+}  // namespace
+
+Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::optional<EntityId>* id) {
+  const Value name = canonical_ident(given);
+  std::string key;
+  encode_value(key, name);
+  MDB_val k = as_val(key), v;
+  const int rc = mdb::get(txn, t.ident_names, &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    id->reset();
+    return Status::OK();
+  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident");
+  EntityId found = 0;
+  if (!read_ordered_int_key(as_view(v), &found)) return index_damage(txn, "an ident entry is malformed");
+  *id = found;
+  return Status::OK();
+}
+
+Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Value>* name) {
+  const std::string key = ordered_int_key(id);
+  MDB_val k = as_val(key), v;
+  const int rc = mdb::get(txn, t.ident_ids, &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    name->reset();
+    return Status::OK();
+  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident name");
+  *name = decode_stored_value(as_view(v));
+  if (!name->has_value()) return index_damage(txn, "an ident name is malformed");
+  return Status::OK();
+}
+
+Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId new_id, EntityId* id,
+                    bool* created) {
+  *created = false;
+  const Value name = canonical_ident(given);
+  std::string name_key;
+  encode_value(name_key, name);
+  const std::string idk = ordered_int_key(new_id);
+  const std::string stored = encode_stored_value(name);
+  MDB_val k = as_val(name_key), v = as_val(idk);
+  // The insert is the lookup: when the name exists, LMDB hands back its id in v.
+  int rc = mdb::put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
+  if (rc == MDB_KEYEXIST) {
+    if (!read_ordered_int_key(as_view(v), id)) return index_damage(txn, "an ident entry is malformed");
+    return Status::OK();
+  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
+  k = as_val(idk);
+  v = as_val(stored);
+  // Ids are handed out in order, so a new one mostly sorts last: appended, its page fills up
+  // instead of splitting in half. LMDB refuses the append otherwise, and the put searches.
+  rc = mdb::put(txn, t.ident_ids, &k, &v, MDB_APPEND);
+  if (rc == MDB_KEYEXIST) {
+    k = as_val(idk);
+    v = as_val(stored);
+    rc = mdb::put(txn, t.ident_ids, &k, &v, 0);
+  }
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident name");
+  *id = new_id;
+  *created = true;
+  return Status::OK();
+}
+
+Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Value& name,
+                    std::optional<EntityId>* id) {
+  if (!shared) return lookup_ident(txn, t, name, id);
+  const std::uint64_t state = mdb_txn_id(txn);
+  const ReadCache::IdentLookup known = shared->find_ident(state, name);
+  *id = known.entity;
+  if (known.entity || known.missing) return Status::OK();
+  DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, id));
+  if (*id) {
+    shared->remember_ident(name, **id);
+  } else {
+    shared->remember_missing(state, name);
+  }
+  return Status::OK();
+}
+
+Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
+                  std::optional<Value>* name) {
+  if (!shared) return ident_name(txn, t, id, name);
+  if (shared->ident_of(id, name)) return Status::OK();
+  DATALOG_RETURN_IF_ERROR(ident_name(txn, t, id, name));
+  if (*name) shared->remember_name(id, **name);
+  return Status::OK();
+}
+
+}  // namespace datalog::store

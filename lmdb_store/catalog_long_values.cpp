@@ -1,0 +1,40 @@
+// Long values (catalog.h): the full text of values too long for an index key, by their hash.
+#include "lmdb_store/catalog.h"
+
+#include <fmt/format.h>
+#include "lmdb_store/key_coding.h"
+#include "lmdb_store/mdb_values.h"
+#include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/stored_value.h"
+
+namespace datalog::store {
+
+Status store_giant(MDB_txn* txn, const Tables& t, const Value& value) {
+  const GiantHash hash = giant_hash(value);
+  const std::string key(reinterpret_cast<const char*>(hash.data()), hash.size());
+  const std::string stored = encode_stored_value(value);
+  MDB_val k = as_val(key), v = as_val(stored);
+  int rc = mdb::put(txn, t.giants, &k, &v, MDB_NOOVERWRITE);
+  if (rc == MDB_KEYEXIST) {
+    if (as_view(v) == stored) return Status::OK();
+    return Status(StatusCode::InvalidArgument,
+                  "cannot store this long value: its hash collides with another stored value");
+  }
+  return status_from_mdb(rc, "write long value");
+}
+
+Status load_giant(MDB_txn* txn, const Tables& t, const GiantHash& hash, Value* value,
+                  std::size_t hash_bytes) {
+  const std::string key(reinterpret_cast<const char*>(hash.data()), std::min(hash_bytes, hash.size()));
+  MDB_val k = as_val(key), v;
+  const int rc = mdb::get(txn, t.giants, &k, &v);
+  if (rc != MDB_SUCCESS) {
+    return index_damage(txn, fmt::format("long value {} is missing", hash_hex(hash, hash_bytes)));
+  }
+  auto decoded = decode_stored_value(as_view(v));
+  if (!decoded) return index_damage(txn, "a long value is malformed");
+  *value = std::move(*decoded);
+  return Status::OK();
+}
+
+}  // namespace datalog::store

@@ -1,0 +1,111 @@
+// Rules (catalog.h): stored with the log rows that added and removed them.
+#include "lmdb_store/catalog.h"
+
+#include "lmdb_store/key_coding.h"
+#include "lmdb_store/mdb_values.h"
+#include "lmdb_store/meta.h"
+#include "lmdb_store/page_fault_guard.h"
+
+namespace datalog::store {
+
+// Rules: key = sequence number (u64 BE); data = 0x02, the log row that added the rule (u64 BE),
+// the log row that removed it (u64 BE, 0 while it stands), then name, NUL, source text. A
+// removed rule stays (a reader of an older snapshot of the log still sees it). The first storage
+// format wrote name, NUL, source: read as added at 0 and never removed.
+namespace {
+
+constexpr char kRuleV2 = '\x02';
+
+struct RuleRecord {
+  StoredRule rule;
+  std::uint64_t added = 0, removed = 0;
+};
+
+bool decode_rule(std::string_view data, RuleRecord* out) {
+  if (data.size() >= 17 && data[0] == kRuleV2) {
+    out->added = get_u64(data.substr(1));
+    out->removed = get_u64(data.substr(9));
+    data.remove_prefix(17);
+  } else {
+    out->added = out->removed = 0;
+  }
+  const auto nul = data.find('\0');
+  if (nul == std::string_view::npos) return false;
+  out->rule = StoredRule{std::string(data.substr(0, nul)), std::string(data.substr(nul + 1))};
+  return true;
+}
+
+std::string encode_rule(const RuleRecord& r) {
+  std::string data(1, kRuleV2);
+  put_u64(data, r.added);
+  put_u64(data, r.removed);
+  data += r.rule.name;
+  data += '\0';
+  data += r.rule.source;
+  return data;
+}
+
+bool visible(const RuleRecord& r, std::uint64_t through) {
+  return r.added <= through && (r.removed == 0 || r.removed > through);
+}
+
+}  // namespace
+
+Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out, std::uint64_t through) {
+  out->clear();
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn, t.rules, &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read rules");
+  MDB_val k, v;
+  RuleRecord r;
+  rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
+  while (rc == MDB_SUCCESS) {
+    if (decode_rule(as_view(v), &r) && visible(r, through)) out->push_back(std::move(r.rule));
+    rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
+  }
+  mdb_cursor_close(cursor);
+  if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read rules");
+  return Status::OK();
+}
+
+Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule, std::uint64_t log_seq) {
+  std::uint64_t seq = 0;
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kNextRule, &seq));
+  std::string key;
+  put_u64(key, seq);
+  const std::string data = encode_rule(RuleRecord{rule, log_seq, 0});
+  MDB_val k = as_val(key), v = as_val(data);
+  const int rc = mdb::put(txn, t.rules, &k, &v, 0);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write rule");
+  return write_counter(txn, t.meta, meta_key::kNextRule, seq + 1);
+}
+
+Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, std::uint64_t log_seq,
+                    int* removed) {
+  *removed = 0;
+  std::vector<std::pair<std::string, std::string>> doomed;  // key, new data
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn, t.rules, &cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rules");
+  MDB_val k, v;
+  RuleRecord r;
+  rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
+  while (rc == MDB_SUCCESS) {
+    if (decode_rule(as_view(v), &r) && r.removed == 0 && r.rule.name == name) {
+      r.removed = std::max<std::uint64_t>(log_seq, 1);
+      doomed.emplace_back(std::string(as_view(k)), encode_rule(r));
+    }
+    rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
+  }
+  mdb_cursor_close(cursor);
+  if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "delete rules");
+  for (const auto& [key, data] : doomed) {
+    MDB_val dk = as_val(key), dv = as_val(data);
+    rc = mdb::put(txn, t.rules, &dk, &dv, 0);
+    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rule");
+    ++*removed;
+  }
+  return Status::OK();
+}
+
+}  // namespace datalog::store
