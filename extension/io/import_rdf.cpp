@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "extension/io/rdf_terms.h"
+#include "extension/io/iri_reference.h"
 #include "extension/io/turtle_lexer.h"
 
 namespace datalog::ext::io {
@@ -234,10 +235,7 @@ class TurtleReader {
     return target_.entity_done();
   }
 
-  std::string resolve(const std::string& iri) const {
-    if (base_.empty() || iri.find(':') != std::string::npos) return iri;
-    return base_ + iri;
-  }
+  std::string resolve(const std::string& iri) const { return resolve_iri(base_, iri); }
 
   Status expand(const std::string& name, std::string* iri) {
     const std::size_t colon = name.find(':');

@@ -17,6 +17,11 @@ bool is_name_char(unsigned char c) {
   return std::isalnum(c) || c >= 0x80 || c == '_' || c == '-' || c == '.' || c == ':' || c == '%';
 }
 
+// What a backslash may escape in a prefixed name's local part (Turtle's PN_LOCAL_ESC).
+bool is_local_escape(char c) {
+  return std::string_view("_~.-!$&'()*+,;=/?#@%").find(c) != std::string_view::npos;
+}
+
 }  // namespace
 
 bool TurtleLexer::next(TurtleToken* t, Status* error) {
@@ -41,7 +46,10 @@ bool TurtleLexer::next(TurtleToken* t, Status* error) {
         return long_string(t, error);
       }
       return short_string(t, error);
-    case '.': return punctuation(TurtleTokenKind::Dot);
+    case '.':
+      // .5 is a decimal (Turtle's DECIMAL needs no digit before the point).
+      if (i_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_ + 1]))) return number(t, error);
+      return punctuation(TurtleTokenKind::Dot);
     case ';': return punctuation(TurtleTokenKind::Semicolon);
     case ',': return punctuation(TurtleTokenKind::Comma);
     case '[': return punctuation(TurtleTokenKind::OpenBracket);
@@ -83,6 +91,33 @@ std::string_view TurtleLexer::take_name() {
   while (i_ < s_.size() && is_name_char(static_cast<unsigned char>(s_[i_]))) ++i_;
   while (i_ > start && s_[i_ - 1] == '.') --i_;
   return s_.substr(start, i_ - start);
+}
+
+// A prefixed name (or a word) with its backslash escapes decoded: ex:a\.b is ex:a.b. As in
+// take_name, a final unescaped '.' ends the statement; an escaped one belongs to the name.
+bool TurtleLexer::take_prefixed_name(std::string* out, Status* error) {
+  out->clear();
+  std::size_t keep = 0;  // out's length up to its last character that may end a name
+  while (i_ < s_.size()) {
+    const char c = s_[i_];
+    if (c == '\\') {
+      if (i_ + 1 >= s_.size() || !is_local_escape(s_[i_ + 1])) {
+        return fail(error, i_ + 1 >= s_.size() ? std::string("a backslash at the end of a prefixed name")
+                                               : fmt::format("bad escape '\\{}' in a prefixed name", s_[i_ + 1]));
+      }
+      out->push_back(s_[i_ + 1]);
+      i_ += 2;
+      keep = out->size();
+      continue;
+    }
+    if (!is_name_char(static_cast<unsigned char>(c))) break;
+    out->push_back(c);
+    ++i_;
+    if (c != '.') keep = out->size();
+  }
+  i_ -= out->size() - keep;  // the trailing dots, one byte each, go back
+  out->resize(keep);
+  return true;
 }
 
 // At a backslash inside a string: its escape, decoded onto out.
@@ -219,7 +254,7 @@ bool TurtleLexer::literal_suffix(TurtleToken* t, Status* error) {
       if (!iri(&type, error)) return false;
       t->term.datatype = std::move(type.term.text);
     } else {
-      t->name = std::string(take_name());
+      if (!take_prefixed_name(&t->name, error)) return false;
       if (t->name.find(':') == std::string::npos) return fail(error, "bad datatype after ^^");
     }
   }
@@ -271,7 +306,8 @@ bool TurtleLexer::directive(TurtleToken* t, Status* error) {
 // `a`, true / false, PREFIX / BASE, or a prefixed name.
 bool TurtleLexer::word(TurtleToken* t, Status* error) {
   const char c = s_[i_];
-  const std::string_view word = take_name();
+  std::string word;
+  if (!take_prefixed_name(&word, error)) return false;
   if (word.empty()) return fail(error, fmt::format("unexpected character '{}'", c));
   if (word == "a") {
     t->kind = TurtleTokenKind::A;
@@ -279,7 +315,7 @@ bool TurtleLexer::word(TurtleToken* t, Status* error) {
   }
   if (word == "true" || word == "false") {
     t->kind = TurtleTokenKind::Literal;
-    t->term = RdfTerm{RdfTerm::Kind::Literal, std::string(word), fmt::format("{}boolean", kXsd), 0};
+    t->term = RdfTerm{RdfTerm::Kind::Literal, word, fmt::format("{}boolean", kXsd), 0};
     return true;
   }
   std::string upper(word);
@@ -293,7 +329,7 @@ bool TurtleLexer::word(TurtleToken* t, Status* error) {
     return fail(error, fmt::format("unexpected word '{}' (an IRI is written <...>)", word));
   }
   t->kind = TurtleTokenKind::PrefixedName;
-  t->name = std::string(word);
+  t->name = std::move(word);
   return true;
 }
 

@@ -3,7 +3,8 @@
 // Every token lies on one line but a long string ("""...""" or '''...'''), which may go on over
 // many: the lexer carries its text from one line to the next (with the line breaks it holds)
 // rather than reading the file whole, up to kMaxLineBytes, and remembers the line it began on
-// for messages. Escapes (\t \n \" \uXXXX \UXXXXXXXX ...) are decoded in every kind of string.
+// for messages. Escapes (\t \n \" \uXXXX \UXXXXXXXX ...) are decoded in every kind of string,
+// and a prefixed name's local part may escape its punctuation (ex:a\.b, ex:x\,y).
 #pragma once
 
 #include <string>
@@ -53,6 +54,7 @@ class TurtleLexer {
   bool fail(Status* error, std::string_view message) const;
   void skip_space();
   std::string_view take_name();
+  bool take_prefixed_name(std::string* out, Status* error);
   bool escape(std::string& out, Status* error);
   bool unicode_escape(std::string& out, Status* error);
   bool iri(TurtleToken* t, Status* error);

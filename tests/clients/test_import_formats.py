@@ -1,5 +1,6 @@
 """datalog_import: the parts of the formats beyond the basics of test_import_export.py — Turtle's
-long strings, anonymous blank nodes [ ... ] and collections ( ... ); typed CSV columns
+long strings, anonymous blank nodes [ ... ] and collections ( ... ), relative IRIs, escaped names and
+.5 decimals; typed CSV columns
 (attr:vtype); a valid-time map before an EDN transaction vector. Exact query results after each
 import, round trips, and errors with their exact text and line."""
 import re
@@ -255,6 +256,71 @@ def test_turtle_round_trip(db, tmp_path, name):
     # Blank nodes went out as <urn:uuid:...> and came back as the same #uuid idents.
     assert sorted(rows(db, "SELECT e, a, v, vtype FROM g2"), key=repr) == sorted(
         rows(db, "SELECT e, a, v, vtype FROM g"), key=repr)
+
+
+# --- Turtle: relative IRIs, escaped names, decimals ------------------------------------------------
+
+# RFC 3986's examples (section 5.4), resolved against its base http://a/b/c/d;p?q.
+RFC3986 = [
+    ("g:h", "g:h"), ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"),
+    ("/g", "http://a/g"), ("//g", "http://g"), ("?y", "http://a/b/c/d;p?y"),
+    ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q#s"), ("g#s", "http://a/b/c/g#s"),
+    ("g?y#s", "http://a/b/c/g?y#s"), (";x", "http://a/b/c/;x"), ("g;x", "http://a/b/c/g;x"),
+    ("g;x?y#s", "http://a/b/c/g;x?y#s"), ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"),
+    ("./", "http://a/b/c/"), ("..", "http://a/b/"), ("../", "http://a/b/"), ("../g", "http://a/b/g"),
+    ("../..", "http://a/"), ("../../", "http://a/"), ("../../g", "http://a/g"),
+    ("../../../g", "http://a/g"), ("../../../../g", "http://a/g"), ("/./g", "http://a/g"),
+    ("/../g", "http://a/g"), ("g.", "http://a/b/c/g."), (".g", "http://a/b/c/.g"),
+    ("g..", "http://a/b/c/g.."), ("..g", "http://a/b/c/..g"), ("./../g", "http://a/b/g"),
+    ("./g/.", "http://a/b/c/g/"), ("g/./h", "http://a/b/c/g/h"), ("g/../h", "http://a/b/c/h"),
+    ("g;x=1/./y", "http://a/b/c/g;x=1/y"), ("g;x=1/../y", "http://a/b/c/y"),
+    ("g?y/./x", "http://a/b/c/g?y/./x"), ("g?y/../x", "http://a/b/c/g?y/../x"),
+    ("g#s/./x", "http://a/b/c/g#s/./x"), ("g#s/../x", "http://a/b/c/g#s/../x"),
+]
+
+
+def test_turtle_relative_iris_resolve_as_rfc3986_says(db, tmp_path):
+    lines = ["@base <http://a/b/c/d;p?q> ."]
+    lines += [f"<urn:datalog:s{i}> <urn:datalog:ref> <{ref}> ." for i, (ref, _) in enumerate(RFC3986)]
+    write(tmp_path / "rel.ttl", "\n".join(lines) + "\n")
+    assert db.execute("SELECT datalog_import('g', 'rel.ttl')").fetchone()[0] == len(RFC3986)
+    for i, (ref, expected) in enumerate(RFC3986):
+        assert value(db, f":s{i}", ":ref") == [(":" + expected, "ref")], ref
+
+
+def test_turtle_base_and_prefixes_resolve_against_the_base_before_them(db, tmp_path):
+    write(tmp_path / "bases.ttl", """@base <http://example.org/a/b> .
+@prefix p: <c/> .
+BASE <../x/>
+<s> p:q <#frag> .
+@base <//other.org/root/> .
+<t> p:q <../up> .
+""")
+    assert db.execute("SELECT datalog_import('g', 'bases.ttl')").fetchone()[0] == 2
+    assert value(db, EX + "x/s", EX + "a/c/q") == [(EX + "x/#frag", "ref")]
+    assert value(db, ":http://other.org/root/t", EX + "a/c/q") == [(":http://other.org/up", "ref")]
+
+
+def test_turtle_escaped_prefixed_names_and_decimals(db, tmp_path):
+    write(tmp_path / "names.ttl", r"""@prefix ex: <http://example.org/> .
+ex:a\.b ex:v\~w .5 ; ex:neg -.25 ; ex:exp .5e1 ; ex:pct ex:50%25\%off .
+ex:end\. ex:x ex:y\.\. .
+ex:c ex:d 7.
+""")
+    assert db.execute("SELECT datalog_import('g', 'names.ttl')").fetchone()[0] == 6
+    a = EX + "a.b"
+    assert value(db, a, EX + "v~w") == [(0.5, "float")]
+    assert value(db, a, EX + "neg") == [(-0.25, "float")]
+    assert value(db, a, EX + "exp") == [(5.0, "float")]
+    assert value(db, a, EX + "pct") == [(EX + "50%25%off", "ref")]
+    assert value(db, EX + "end.", EX + "x") == [(EX + "y..", "ref")]
+    assert value(db, EX + "c", EX + "d") == [(7, "integer")]
+
+
+def test_turtle_bad_escape_in_a_prefixed_name(db, tmp_path):
+    write(tmp_path / "bad.ttl", "@prefix ex: <http://example.org/> .\nex:a ex:b ex:c\\q .\n")
+    assert import_error(db, "bad.ttl") == \
+        "datalog: datalog_import: bad.ttl line 2: bad escape '\\q' in a prefixed name"
 
 
 # --- CSV: typed columns ---------------------------------------------------------------------------------
