@@ -34,6 +34,7 @@
 #include "heap_counter.h"
 #include "memory_profile.h"
 #include "query_runner.h"
+#include "rdf_import.h"
 #include "query_workloads.h"
 #include "run_context.h"
 #include "storage_measures.h"
@@ -210,7 +211,10 @@ int run(const Options& o) {
   const std::vector<long long> load_sizes =
       o.quick ? std::vector<long long>{10'000} : std::vector<long long>{10'000, 100'000, 1'000'000};
   if (selected(o, "bulk_load")) {
-    for (const long long n : load_sizes) measure_bulk_load(n, ctx);
+    for (const long long n : load_sizes) {
+      measure_bulk_load(n, ctx);
+      measure_ntriples_import(n, ctx);
+    }
   }
   if (selected(o, "memory")) {
     for (const long long n : load_sizes) measure_memory(n, ctx);

@@ -98,6 +98,11 @@ bool has_scheme(std::string_view s) {
 }
 
 std::string resolve_iri(std::string_view base_text, std::string_view reference) {
+  // The usual case, an absolute IRI without dot segments (every IRI of N-Triples), as it is.
+  if (has_scheme(reference) && reference.find("/.") == std::string_view::npos &&
+      reference.find(":.") == std::string_view::npos) {
+    return std::string(reference);
+  }
   const Parts ref = split(reference);
   if (ref.scheme) {
     Parts t = ref;
