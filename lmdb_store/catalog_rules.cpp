@@ -1,6 +1,8 @@
 // Rules (catalog.h): stored with the log rows that added and removed them.
 #include "lmdb_store/catalog.h"
 
+#include <functional>
+
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/meta.h"
@@ -49,23 +51,30 @@ bool visible(const RuleRecord& r, std::uint64_t through) {
   return r.added <= through && (r.removed == 0 || r.removed > through);
 }
 
-}  // namespace
-
-Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out, std::uint64_t through) {
-  out->clear();
+// Every stored rule record in key order, undecodable ones skipped; what names the caller in errors.
+Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what,
+                     const std::function<void(std::string_view key, RuleRecord& r)>& visit) {
   MDB_cursor* cursor = nullptr;
   int rc = mdb_cursor_open(txn, t.rules, &cursor);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read rules");
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, what);
   MDB_val k, v;
   RuleRecord r;
   rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
   while (rc == MDB_SUCCESS) {
-    if (decode_rule(as_view(v), &r) && visible(r, through)) out->push_back(std::move(r.rule));
+    if (decode_rule(as_view(v), &r)) visit(as_view(k), r);
     rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
-  if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read rules");
-  return Status::OK();
+  return rc == MDB_NOTFOUND ? Status::OK() : status_from_mdb(rc, what);
+}
+
+}  // namespace
+
+Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out, std::uint64_t through) {
+  out->clear();
+  return for_each_rule(txn, t, "read rules", [&](std::string_view, RuleRecord& r) {
+    if (visible(r, through)) out->push_back(std::move(r.rule));
+  });
 }
 
 Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule, std::uint64_t log_seq) {
@@ -84,24 +93,14 @@ Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, std:
                     int* removed) {
   *removed = 0;
   std::vector<std::pair<std::string, std::string>> doomed;  // key, new data
-  MDB_cursor* cursor = nullptr;
-  int rc = mdb_cursor_open(txn, t.rules, &cursor);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rules");
-  MDB_val k, v;
-  RuleRecord r;
-  rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
-  while (rc == MDB_SUCCESS) {
-    if (decode_rule(as_view(v), &r) && r.removed == 0 && r.rule.name == name) {
-      r.removed = std::max<std::uint64_t>(log_seq, 1);
-      doomed.emplace_back(std::string(as_view(k)), encode_rule(r));
-    }
-    rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
-  }
-  mdb_cursor_close(cursor);
-  if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "delete rules");
+  DATALOG_RETURN_IF_ERROR(for_each_rule(txn, t, "delete rules", [&](std::string_view key, RuleRecord& r) {
+    if (r.removed != 0 || r.rule.name != name) return;
+    r.removed = std::max<std::uint64_t>(log_seq, 1);
+    doomed.emplace_back(std::string(key), encode_rule(r));
+  }));
   for (const auto& [key, data] : doomed) {
     MDB_val dk = as_val(key), dv = as_val(data);
-    rc = mdb::put(txn, t.rules, &dk, &dv, 0);
+    const int rc = mdb::put(txn, t.rules, &dk, &dv, 0);
     if (rc != MDB_SUCCESS) return status_from_mdb(rc, "delete rule");
     ++*removed;
   }

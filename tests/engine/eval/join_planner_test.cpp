@@ -8,14 +8,18 @@
 
 #include "engine/eval/join_planner.h"
 #include "engine/script_runner.h"
+#include "stub_graph.h"
 
 namespace datalog::eval {
 namespace {
 
 // A graph of people: many :person/name facts, few with :person/admin, one :person/boss each.
 // Attributes are idents; estimate() answers from the filter's shape, as the store's statistics do.
-class EstimatesOnly : public GraphReader {
+class EstimatesOnly : public StubGraph {
  public:
+  EstimatesOnly()
+      : StubGraph({{":person/name", kName}, {":person/admin", kAdmin}, {":person/boss", kBoss}, {":alice", 1}}) {}
+
   Status scan(const DatomFilter&, const TimeView&, const std::function<bool(const Datom&)>&) override {
     return Status(StatusCode::Internal, "the planner must not scan");
   }
@@ -30,31 +34,8 @@ class EstimatesOnly : public GraphReader {
     if (f.v) return f.a == kName ? 1 : per_attribute / 1000;
     return per_attribute;
   }
-  Status entity_of(const Value& ident, std::optional<EntityId>* out) override {
-    const auto it = kIdents.find(ident.to_edn());
-    *out = it == kIdents.end() ? std::nullopt : std::optional<EntityId>(it->second);
-    return Status::OK();
-  }
-  Status ident_of(EntityId, std::optional<Value>* out) override {
-    *out = std::nullopt;
-    return Status::OK();
-  }
-  Status tx_as_of_time(std::int64_t, std::uint64_t* tx) override {
-    *tx = 0;
-    return Status::OK();
-  }
-  Status tx_time(std::uint64_t, std::int64_t* ms) override {
-    *ms = 0;
-    return Status::OK();
-  }
-  Status rules(std::vector<StoredRule>* out) override {
-    out->clear();
-    return Status::OK();
-  }
 
   static constexpr EntityId kName = 11, kAdmin = 12, kBoss = 13;
-  inline static const std::map<std::string, EntityId> kIdents = {
-      {":person/name", kName}, {":person/admin", kAdmin}, {":person/boss", kBoss}, {":alice", 1}};
 };
 
 // Input rows binding vars, for the relation a body starts from.

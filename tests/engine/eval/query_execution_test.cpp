@@ -10,17 +10,18 @@
 
 #include "engine/eval/query_execution.h"
 #include "engine/script_runner.h"
+#include "stub_graph.h"
 
 namespace datalog::eval {
 namespace {
 
-// A few people in memory: every fact asserted at tx 1 and valid forever. Counts the cursors that
+// A few people in memory: every fact asserted at tx 1 and valid forever (time views ignored). Counts the cursors that
 // are open, so a test can see when a stream has let go of its scan.
-class PeopleGraph : public GraphReader {
+class PeopleGraph : public StubGraph {
  public:
   static constexpr EntityId kName = 11, kAge = 12, kFriend = 13;
 
-  PeopleGraph() {
+  PeopleGraph() : StubGraph({{":person/name", kName}, {":person/age", kAge}, {":person/friend", kFriend}}) {
     add(1, kName, Value::string("alice"));
     add(1, kAge, Value::integer(30));
     add(1, kFriend, Value::ref(2));
@@ -49,25 +50,6 @@ class PeopleGraph : public GraphReader {
     double n = 0;
     for (const Datom& d : datoms_) n += matches(f, d) ? 1 : 0;
     return n;
-  }
-  Status entity_of(const Value& ident, std::optional<EntityId>* out) override {
-    static const std::map<std::string, EntityId> idents = {
-        {":person/name", kName}, {":person/age", kAge}, {":person/friend", kFriend}};
-    const auto it = idents.find(ident.to_edn());
-    *out = it == idents.end() ? std::nullopt : std::optional<EntityId>(it->second);
-    return Status::OK();
-  }
-  Status ident_of(EntityId, std::optional<Value>* out) override {
-    *out = std::nullopt;
-    return Status::OK();
-  }
-  Status tx_as_of_time(std::int64_t, std::uint64_t* tx) override {
-    *tx = 1;
-    return Status::OK();
-  }
-  Status tx_time(std::uint64_t, std::int64_t* ms) override {
-    *ms = 0;
-    return Status::OK();
   }
   Status rules(std::vector<StoredRule>* out) override {
     *out = {{"reach", "(rule [(reach ?a ?b) [?a :person/friend ?b]])"},
