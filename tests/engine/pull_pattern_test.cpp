@@ -1,5 +1,5 @@
 // Pull patterns (engine/pull_pattern.h) and the JSON text of pulled values
-// (engine/eval/json_text.h). Evaluation is covered by tests/golden/cases/h4_pull.test.
+// (engine/eval/json_text.h). Evaluation is covered by tests/golden/cases/pull.test.
 #include "engine/pull_pattern.h"
 
 #include <catch2/catch.hpp>
