@@ -293,109 +293,129 @@ std::string text_of(sqlite3_value* v) {
   return p ? std::string(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : std::string();
 }
 
+// The constraint values xBestIndex asked for, in c->args by column (idx_str lists the columns in
+// argv's order: "3,0").
+void take_constraint_values(QueryCursor* c, const char* idx_str, int argc, sqlite3_value** argv) {
+  c->clear_args();
+  c->args.assign(c->table()->columns.size(), nullptr);
+  std::vector<std::size_t> order;
+  for (const char* p = idx_str; p && *p;) {
+    order.push_back(static_cast<std::size_t>(std::strtoul(p, nullptr, 10)));
+    p = std::strchr(p, ',');
+    if (p) ++p;
+  }
+  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < argc; ++i) {
+    c->args[order[i]] = sqlite3_value_dup(argv[i]);
+  }
+}
+
+// What a datalog_q call runs: its query text (parsed once per text), its graph and its
+// positional arguments a1..a8, which must be exactly the query's :in bindings and slots.
+int ad_hoc_call(QueryCursor* c, sqlite3_vtab* vtab, std::string* graph, std::vector<sqlite3_value*>* positional) {
+  QueryTable* table = c->table();
+  std::string text;
+  for (std::size_t col = 0; col < table->columns.size(); ++col) {
+    const ColumnRole& role = table->columns[col];
+    if (!c->args[col]) continue;
+    if (role.kind == ColumnRole::Kind::Graph) *graph = text_of(c->args[col]);
+    if (role.kind == ColumnRole::Kind::QueryText) text = text_of(c->args[col]);
+    if (role.kind == ColumnRole::Kind::AdHocArg) {
+      if (positional->size() <= role.index) positional->resize(role.index + 1, nullptr);
+      (*positional)[role.index] = c->args[col];
+    }
+  }
+  const Status parsed = table->parsed_queries.get(text, &c->parsed);
+  if (!parsed.ok()) return report(vtab, parsed);
+  if (c->parsed->query.find.size() > static_cast<std::size_t>(kAdHocColumns)) {
+    set_vtab_error(vtab, fmt::format("datalog_q shows at most {} :find elements; declare a "
+                                     "datalog_query table for more", kAdHocColumns));
+    return SQLITE_ERROR;
+  }
+  const std::size_t needed = c->parsed->query.in.size() + c->parsed->slots.size();
+  std::size_t given = 0;
+  while (given < positional->size() && (*positional)[given]) ++given;
+  if (given != needed) {
+    set_vtab_error(vtab, fmt::format("this query takes {} argument{} after the query "
+                                     "(its :in bindings, then its slots); got {}",
+                                     needed, needed == 1 ? "" : "s", given));
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+// A constraint on a :find column pushed down as a one-column binding: every stored value the SQL
+// value could equal, each once (a duplicate would repeat every result row).
+eval::Relation pushed_down_binding(const std::string& var, sqlite3_value* v) {
+  eval::Relation rel;
+  rel.vars.push_back(var);
+  const IdentResolver none = [](const Value&, std::optional<EntityId>* out) {
+    out->reset();
+    return Status::OK();
+  };
+  std::vector<Value> candidates = equal_candidates(v, std::nullopt, none);
+  candidates.push_back(datalog_value_of(v));  // ':bob' as the keyword it names
+  for (Value& value : candidates) {
+    const bool seen = std::any_of(rel.rows.begin(), rel.rows.end(),
+                                  [&](eval::RowView r) { return r[0] == value; });
+    if (!seen) rel.rows.push_back(eval::Row{std::move(value)});
+  }
+  return rel;
+}
+
+// The query's inputs: its :in bindings, then its slots (from their columns, or positionally
+// for datalog_q), then the find variables SQL constrained.
+Status query_inputs(const QueryCursor& c, const ast::Query& query, const std::vector<std::string>& slots,
+                    const std::vector<sqlite3_value*>& positional, eval::QueryInputs* inputs) {
+  const QueryTable* table = c.table();
+  std::size_t next_positional = 0;
+  auto argument = [&](ColumnRole::Kind kind, std::size_t index) -> sqlite3_value* {
+    if (table->ad_hoc) return positional[next_positional++];
+    for (std::size_t col = 0; col < table->columns.size(); ++col) {
+      if (table->columns[col].kind == kind && table->columns[col].index == index) return c.args[col];
+    }
+    return nullptr;
+  };
+  for (std::size_t i = 0; i < query.in.size(); ++i) {
+    sqlite3_value* v = argument(ColumnRole::Kind::InBinding, i);
+    if (!v) continue;
+    eval::Relation rel;
+    DATALOG_RETURN_IF_ERROR(in_binding_relation(query.in[i], v, &rel));
+    inputs->bindings.push_back(std::move(rel));
+  }
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    sqlite3_value* v = argument(ColumnRole::Kind::Slot, i);
+    if (v) inputs->slots[slots[i]] = datalog_value_of(v);
+  }
+  if (table->ad_hoc) return Status::OK();
+  for (std::size_t col = 0; col < table->columns.size(); ++col) {
+    const ColumnRole& role = table->columns[col];
+    if (role.kind != ColumnRole::Kind::Find || !c.args[col]) continue;
+    inputs->bindings.push_back(pushed_down_binding(query.find[role.index].var.name, c.args[col]));
+  }
+  return Status::OK();
+}
+
 int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
   auto* c = static_cast<QueryCursor*>(cur);
   QueryTable* table = c->table();
   return guarded(cur->pVtab, [&]() -> int {
     c->results.close();
     c->rowid = 1;
-    c->clear_args();
-    c->args.assign(table->columns.size(), nullptr);
-    std::vector<std::size_t> order;
-    for (const char* p = idx_str; p && *p;) {
-      order.push_back(static_cast<std::size_t>(std::strtoul(p, nullptr, 10)));
-      p = std::strchr(p, ',');
-      if (p) ++p;
-    }
-    for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < argc; ++i) {
-      c->args[order[i]] = sqlite3_value_dup(argv[i]);
-    }
+    take_constraint_values(c, idx_str, argc, argv);
     // Which query, on which graph.
     const ast::Query* query = &table->query;
     const std::vector<std::string>* slots = &table->slots;
     std::string graph = table->graph;
     std::vector<sqlite3_value*> positional;  // ad hoc arguments a1..a8
     if (table->ad_hoc) {
-      for (std::size_t col = 0; col < table->columns.size(); ++col) {
-        const ColumnRole& role = table->columns[col];
-        if (!c->args[col]) continue;
-        if (role.kind == ColumnRole::Kind::Graph) graph = text_of(c->args[col]);
-        if (role.kind == ColumnRole::Kind::AdHocArg) {
-          if (positional.size() <= role.index) positional.resize(role.index + 1, nullptr);
-          positional[role.index] = c->args[col];
-        }
-      }
-      std::string text;
-      for (std::size_t col = 0; col < table->columns.size(); ++col) {
-        if (table->columns[col].kind == ColumnRole::Kind::QueryText && c->args[col]) text = text_of(c->args[col]);
-      }
-      const Status parsed = table->parsed_queries.get(text, &c->parsed);
-      if (!parsed.ok()) return report(cur->pVtab, parsed);
-      if (c->parsed->query.find.size() > static_cast<std::size_t>(kAdHocColumns)) {
-        set_vtab_error(cur->pVtab, fmt::format("datalog_q shows at most {} :find elements; declare a "
-                                               "datalog_query table for more", kAdHocColumns));
-        return SQLITE_ERROR;
-      }
+      const int rc = ad_hoc_call(c, cur->pVtab, &graph, &positional);
+      if (rc != SQLITE_OK) return rc;
       query = &c->parsed->query;
       slots = &c->parsed->slots;
-      const std::size_t needed = query->in.size() + slots->size();
-      std::size_t given = 0;
-      while (given < positional.size() && positional[given]) ++given;
-      if (given != needed) {
-        set_vtab_error(cur->pVtab, fmt::format("this query takes {} argument{} after the query "
-                                               "(its :in bindings, then its slots); got {}",
-                                               needed, needed == 1 ? "" : "s", given));
-        return SQLITE_ERROR;
-      }
     }
     eval::QueryInputs inputs;
-    std::size_t next_positional = 0;
-    auto take = [&](std::size_t col_or_none) -> sqlite3_value* {
-      if (table->ad_hoc) return positional[next_positional++];
-      return c->args[col_or_none];
-    };
-    // :in bindings, then slots, then pushed-down find variables.
-    for (std::size_t i = 0; i < query->in.size(); ++i) {
-      std::size_t col = 0;
-      for (; col < table->columns.size(); ++col) {
-        if (table->columns[col].kind == ColumnRole::Kind::InBinding && table->columns[col].index == i) break;
-      }
-      sqlite3_value* v = take(col);
-      if (!v) continue;
-      eval::Relation rel;
-      const Status st = in_binding_relation(query->in[i], v, &rel);
-      if (!st.ok()) return report(cur->pVtab, st);
-      inputs.bindings.push_back(std::move(rel));
-    }
-    for (std::size_t i = 0; i < slots->size(); ++i) {
-      std::size_t col = 0;
-      for (; col < table->columns.size(); ++col) {
-        if (table->columns[col].kind == ColumnRole::Kind::Slot && table->columns[col].index == i) break;
-      }
-      sqlite3_value* v = take(col);
-      if (v) inputs.slots[(*slots)[i]] = datalog_value_of(v);
-    }
-    if (!table->ad_hoc) {
-      for (std::size_t col = 0; col < table->columns.size(); ++col) {
-        const ColumnRole& role = table->columns[col];
-        if (role.kind != ColumnRole::Kind::Find || !c->args[col]) continue;
-        eval::Relation rel;
-        rel.vars.push_back(query->find[role.index].var.name);
-        const IdentResolver none = [](const Value&, std::optional<EntityId>* out) {
-          out->reset();
-          return Status::OK();
-        };
-        std::vector<Value> candidates = equal_candidates(c->args[col], std::nullopt, none);
-        candidates.push_back(datalog_value_of(c->args[col]));  // ':bob' as the keyword it names
-        for (Value& v : candidates) {
-          // Each value once: a duplicate would repeat every result row.
-          const bool seen = std::any_of(rel.rows.begin(), rel.rows.end(),
-                                        [&](eval::RowView r) { return r[0] == v; });
-          if (!seen) rel.rows.push_back(eval::Row{std::move(v)});
-        }
-        inputs.bindings.push_back(std::move(rel));
-      }
-    }
+    Status st = query_inputs(*c, *query, *slots, positional, &inputs);
+    if (!st.ok()) return report(cur->pVtab, st);
     std::string error;
     eval::Limits limits;
     auto session = table->context->session_of_table(graph, &error, nullptr, &limits);
@@ -403,8 +423,7 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       set_vtab_error(cur->pVtab, error);
       return SQLITE_ERROR;
     }
-    sqlite3* db = table->context->db();
-    const Status st = c->results.open(db, *session, *query, inputs, table->origin, limits);
+    st = c->results.open(table->context->db(), *session, *query, inputs, table->origin, limits);
     return report(cur->pVtab, st);
   });
 }
