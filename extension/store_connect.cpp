@@ -47,6 +47,56 @@ bool made_for(const std::shared_ptr<store::GraphEnv>& env, const std::string& da
 // creating: CREATE VIRTUAL TABLE (xCreate), the only way to make a new graph file. Connecting
 // to a table of an existing schema (xConnect, also run by PRAGMA table_info or .schema on a
 // database from elsewhere) opens an existing graph or fails.
+// Opens the table's index, or says in *err why not. A database without a file gets a private
+// temporary index, kept for the connection's life. The index at the derived path holds nothing
+// the log does not: it may be made at any time, and one that is damaged (truncated, not LMDB)
+// or was not made for this very database file (it came with a copy, or from someone else: LMDB
+// would read its pages without checks) is removed and made again. A file the schema names is
+// only made by CREATE VIRTUAL TABLE.
+int open_index(ConnectionContext* context, const std::string& qualified, const std::string& database,
+               const std::string& derived, bool creating, StoreTableOptions& options,
+               std::shared_ptr<store::GraphEnv>* env, bool* private_index, char** err) {
+  store::OpenOptions open_options;
+  open_options.initial_map_bytes = options.map_bytes;
+  open_options.create = creating || (!options.path.empty() && options.path == derived);
+  Status st;
+  *private_index = options.path.empty();
+  if (*private_index) {
+    options.path = context->temp_graph_path(qualified);
+    if (options.path.empty()) {
+      std::string folder;
+      options.path = make_temp_graph_file(&folder);
+      if (options.path.empty()) {
+        *err = sqlite3_mprintf("datalog: cannot create a temporary graph in %s", folder.c_str());
+        return SQLITE_CANTOPEN;
+      }
+    }
+    open_options.delete_on_close = true;
+    open_options.create = true;  // private and empty by nature: no file a schema could name
+    st = store::GraphEnv::open(options.path, open_options, env);
+    if (st.ok()) context->keep_temp_graph(qualified, *env);
+  } else {
+    const bool existed = ::access(options.path.c_str(), F_OK) == 0;
+    st = store::GraphEnv::open(options.path, open_options, env);
+    const bool unusable = st.code() == StatusCode::Corrupt || st.code() == StatusCode::NotAGraph;
+    if (options.path == derived && (unusable || (st.ok() && existed && !made_for(*env, database)))) {
+      env->reset();
+      for (const char* suffix : {"", "-lock", "-sync"}) ::unlink((options.path + suffix).c_str());
+      open_options.create = true;
+      st = store::GraphEnv::open(options.path, open_options, env);
+    }
+  }
+  if (!st.ok()) {
+    const char* hint = !creating && (st.code() == StatusCode::CantOpen || st.code() == StatusCode::NotAGraph)
+                           ? " (table %s: only CREATE VIRTUAL TABLE makes a new graph)"
+                           : "";
+    *err = sqlite3_mprintf(("datalog: %s" + std::string(hint)).c_str(), st.message().c_str(),
+                           qualified.c_str());
+    return sqlite_code(st);
+  }
+  return SQLITE_OK;
+}
+
 int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* argv,
                          sqlite3_vtab** out, char** err, bool creating) {
   auto* context = static_cast<ConnectionContext*>(aux);
@@ -62,52 +112,11 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
   const char* database_file = sqlite3_db_filename(db, schema.c_str());
   const std::string database = database_file ? database_file : "";
   const std::string derived = database.empty() ? std::string() : index_path_beside(database, name);
-  store::OpenOptions open_options;
-  open_options.initial_map_bytes = options.map_bytes;
-  // The index at the derived path holds nothing the log does not: it may be made at any time.
-  // A file the schema names is only made by CREATE VIRTUAL TABLE.
-  open_options.create = creating || (!options.path.empty() && options.path == derived);
   std::shared_ptr<store::GraphEnv> env;
-  Status st;
   bool private_index = false;
-  if (options.path.empty()) {
-    // A database without a file gets a private temporary index, kept for the connection's life.
-    private_index = true;
-    options.path = context->temp_graph_path(qualified);
-    if (options.path.empty()) {
-      std::string folder;
-      options.path = make_temp_graph_file(&folder);
-      if (options.path.empty()) {
-        *err = sqlite3_mprintf("datalog: cannot create a temporary graph in %s", folder.c_str());
-        return SQLITE_CANTOPEN;
-      }
-    }
-    open_options.delete_on_close = true;
-    open_options.create = true;  // private and empty by nature: no file a schema could name
-    st = store::GraphEnv::open(options.path, open_options, &env);
-    if (st.ok()) context->keep_temp_graph(qualified, env);
-  } else {
-    const bool existed = ::access(options.path.c_str(), F_OK) == 0;
-    st = store::GraphEnv::open(options.path, open_options, &env);
-    const bool unusable = st.code() == StatusCode::Corrupt || st.code() == StatusCode::NotAGraph;
-    if (options.path == derived && (unusable || (st.ok() && existed && !made_for(env, database)))) {
-      // The index at the derived path holds nothing the log does not: a damaged one (truncated,
-      // not LMDB), or one not made for this very database file (it came with a copy, or from
-      // someone else: LMDB would read its pages without checks), is removed and made again.
-      env.reset();
-      for (const char* suffix : {"", "-lock", "-sync"}) ::unlink((options.path + suffix).c_str());
-      open_options.create = true;
-      st = store::GraphEnv::open(options.path, open_options, &env);
-    }
-  }
-  if (!st.ok()) {
-    const char* hint = !creating && (st.code() == StatusCode::CantOpen || st.code() == StatusCode::NotAGraph)
-                           ? " (table %s: only CREATE VIRTUAL TABLE makes a new graph)"
-                           : "";
-    *err = sqlite3_mprintf(("datalog: %s" + std::string(hint)).c_str(), st.message().c_str(),
-                           qualified.c_str());
-    return sqlite_code(st);
-  }
+  int rc = open_index(context, qualified, database, derived, creating, options, &env, &private_index, err);
+  if (rc != SQLITE_OK) return rc;
+  Status st;
   if (creating) {
     st = GraphLog::create(db, schema, name);
     if (!st.ok()) {
@@ -115,7 +124,7 @@ int store_connect_common(sqlite3* db, void* aux, int argc, const char* const* ar
       return sqlite_code(st);
     }
   }
-  int rc = sqlite3_declare_vtab(db, kSchema);
+  rc = sqlite3_declare_vtab(db, kSchema);
   if (rc != SQLITE_OK) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   auto table = std::make_unique<StoreTable>();
