@@ -72,58 +72,80 @@ Status make_accumulators(EvalContext& ctx, const ast::Query& q, const std::vecto
   return Status::OK();
 }
 
-// Plain variables and aggregates: one row per group, groups in ascending order. A pulled
-// variable groups like a plain one (as in Datomic); its group key is pulled afterwards.
-Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, Relation* out) {
-  const std::vector<std::string>& vars = source.vars();
-  std::vector<int> group_cols;
-  std::vector<std::size_t> group_elems, agg_elems;
-  for (std::size_t i = 0; i < q.find.size(); ++i) {
-    const auto& f = q.find[i];
+// The groups of an aggregating :find: their keys (the plain variables' values, in the order the
+// groups first appear) and their accumulators.
+class Grouping {
+ public:
+  Grouping(EvalContext& ctx, const ast::Query& q) : ctx_(ctx), q_(q) {}
+
+  // Which columns of vars group and which are aggregated; *never_bound when a plain element is
+  // a wildcard (it is never bound, so there are no rows).
+  Status plan(const std::vector<std::string>& vars, bool* never_bound);
+  // The first group's accumulators, made now to learn whether every aggregate is known:
+  // *unknown names the first that is not.
+  Status prepare(std::optional<std::string>* unknown) {
+    return make_accumulators(ctx_, q_, agg_elems_, unknown, &spare_);
+  }
+  // Every binding of source into its group.
+  Status fold(BindingSource& source);
+  // One row per group, in ascending key order: every find element, then each aggregated variable
+  // bound to its value, then the grouping variables.
+  Status emit(Relation* out);
+
+ private:
+  Status new_group();
+
+  EvalContext& ctx_;
+  const ast::Query& q_;
+  std::vector<int> group_cols_, agg_cols_;
+  std::vector<std::size_t> group_elems_, agg_elems_;
+  Accumulators spare_;
+  DistinctRows keys_;
+  std::vector<Accumulators> accumulators_;
+  Row group_key_;
+};
+
+Status Grouping::plan(const std::vector<std::string>& vars, bool* never_bound) {
+  *never_bound = false;
+  for (std::size_t i = 0; i < q_.find.size(); ++i) {
+    const auto& f = q_.find[i];
     if (f.kind == Kind::Variable || f.kind == Kind::Pull) {
       int col = -1;
       DATALOG_RETURN_IF_ERROR(column_of(vars, f.var, &col));
-      if (col < 0) return Status::OK();  // a wildcard is never bound: no rows
-      group_cols.push_back(col);
-      group_elems.push_back(i);
+      if (col < 0) {
+        *never_bound = true;
+        return Status::OK();
+      }
+      group_cols_.push_back(col);
+      group_elems_.push_back(i);
     } else if (f.kind == Kind::Aggregate) {
-      agg_elems.push_back(i);
+      agg_elems_.push_back(i);
     }
   }
-  std::vector<int> agg_cols;
-  for (std::size_t i : agg_elems) {
+  for (std::size_t i : agg_elems_) {
     int col = -1;
-    DATALOG_RETURN_IF_ERROR(column_of(vars, q.find[i].var, &col));
-    agg_cols.push_back(col);
+    DATALOG_RETURN_IF_ERROR(column_of(vars, q_.find[i].var, &col));
+    agg_cols_.push_back(col);
   }
-  // Like Minigraf, an unknown aggregate is an error only once a group has rows.
-  std::optional<std::string> unknown;
-  Accumulators spare;  // made first to learn whether every name is known; the first group's
-  DATALOG_RETURN_IF_ERROR(make_accumulators(ctx, q, agg_elems, &unknown, &spare));
-  if (unknown) {
-    RowView first;
-    bool found = false;
-    DATALOG_RETURN_IF_ERROR(source.next_binding(&first, &found));
-    if (found) return functions::unknown_aggregate_error(*unknown);
-    out->vars.clear();
-    return Status::OK();
+  return Status::OK();
+}
+
+Status Grouping::new_group() {
+  Accumulators accs;
+  if (!spare_.empty()) {
+    accs = std::exchange(spare_, {});
+  } else {
+    std::optional<std::string> unknown;  // every name was known when prepare() made spare_
+    DATALOG_RETURN_IF_ERROR(make_accumulators(ctx_, q_, agg_elems_, &unknown, &accs));
   }
-  // Groups are numbered as they first appear: keys holds their keys, found by hash without an
-  // allocation per row, and accumulators their accumulators; the output sorts them by key.
-  DistinctRows keys;
-  std::vector<Accumulators> accumulators;
-  auto new_group = [&]() -> Status {
-    Accumulators accs;
-    if (!spare.empty()) {
-      accs = std::exchange(spare, {});
-    } else {
-      DATALOG_RETURN_IF_ERROR(make_accumulators(ctx, q, agg_elems, &unknown, &accs));
-    }
-    accumulators.push_back(std::move(accs));
-    return Status::OK();
-  };
+  accumulators_.push_back(std::move(accs));
+  return Status::OK();
+}
+
+// Groups are numbered as they first appear: keys_ holds their keys, found by hash without an
+// allocation per row, and accumulators_ their accumulators.
+Status Grouping::fold(BindingSource& source) {
   const Value nil;
-  Row group_key;
   std::size_t seen = 0;
   std::uint32_t last_group = 0;
   std::size_t run_hits = 0, run_misses = 0;
@@ -135,92 +157,116 @@ Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, R
     std::uint32_t group = 0;  // one group for all rows when there is no key to look up
     // Rows in key order (a scan in value order) come in runs of one group: compare with the
     // last row's group first, for as long as that pays.
-    const bool try_last = group_cols.size() == 1 && seen > 1 && run_misses <= run_hits + 16;
-    if (try_last && row[static_cast<std::size_t>(group_cols[0])] == keys.rows()[last_group][0]) {
+    const bool try_last = group_cols_.size() == 1 && seen > 1 && run_misses <= run_hits + 16;
+    if (try_last && row[static_cast<std::size_t>(group_cols_[0])] == keys_.rows()[last_group][0]) {
       group = last_group;
       ++run_hits;
-    } else if (!group_cols.empty() || seen == 1) {
+    } else if (!group_cols_.empty() || seen == 1) {
       if (try_last) ++run_misses;
       // One grouping column is looked up in place; the key is copied only for a new group.
-      if (group_cols.size() == 1) {
-        group = keys.find(row.subspan(static_cast<std::size_t>(group_cols[0]), 1));
+      if (group_cols_.size() == 1) {
+        group = keys_.find(row.subspan(static_cast<std::size_t>(group_cols_[0]), 1));
       } else {
-        group_key.clear();
-        for (int c : group_cols) group_key.push_back(row[static_cast<std::size_t>(c)]);
-        group = keys.find(group_key);
+        group_key_.clear();
+        for (int c : group_cols_) group_key_.push_back(row[static_cast<std::size_t>(c)]);
+        group = keys_.find(group_key_);
       }
       if (group == DistinctRows::kNone) {
-        if (group_cols.size() == 1) group_key.assign(1, row[static_cast<std::size_t>(group_cols[0])]);
+        if (group_cols_.size() == 1) group_key_.assign(1, row[static_cast<std::size_t>(group_cols_[0])]);
         bool added = false;
-        group = keys.find_or_insert_moved(group_key, &added);
+        group = keys_.find_or_insert_moved(group_key_, &added);
         DATALOG_RETURN_IF_ERROR(new_group());
       }
     }
     last_group = group;
-    Accumulators& accs = accumulators[group];
-    for (std::size_t a = 0; a < agg_cols.size(); ++a) {
-      const Value& v = agg_cols[a] >= 0 ? row[static_cast<std::size_t>(agg_cols[a])] : nil;
+    Accumulators& accs = accumulators_[group];
+    for (std::size_t a = 0; a < agg_cols_.size(); ++a) {
+      const Value& v = agg_cols_[a] >= 0 ? row[static_cast<std::size_t>(agg_cols_[a])] : nil;
       DATALOG_RETURN_IF_ERROR(accs[a]->add(v));
     }
   }
-  if (seen == 0 && group_cols.empty()) {
-    const bool zero_row = std::all_of(agg_elems.begin(), agg_elems.end(), [&](std::size_t i) {
-      return functions::zero_row_on_empty_input(q.find[i].function);
+  if (seen == 0 && group_cols_.empty()) {
+    // No rows and no grouping: one row when every aggregate has a value for nothing (count 0).
+    const bool zero_row = std::all_of(agg_elems_.begin(), agg_elems_.end(), [&](std::size_t i) {
+      return functions::zero_row_on_empty_input(q_.find[i].function);
     });
-    if (zero_row && !agg_elems.empty()) {
+    if (zero_row && !agg_elems_.empty()) {
       bool added = false;
-      keys.find_or_insert_moved(group_key, &added);
+      keys_.find_or_insert_moved(group_key_, &added);
       DATALOG_RETURN_IF_ERROR(new_group());
     }
   }
-  std::vector<std::uint32_t> order(accumulators.size());
+  return Status::OK();
+}
+
+Status Grouping::emit(Relation* out) {
+  std::vector<std::uint32_t> order(accumulators_.size());
   std::iota(order.begin(), order.end(), 0u);
   DATALOG_RETURN_IF_ERROR(interruptible_sort(
       order.begin(), order.end(),
       [&](std::uint32_t a, std::uint32_t b) {
-        const RowView ka = keys.rows()[a], kb = keys.rows()[b];
+        const RowView ka = keys_.rows()[a], kb = keys_.rows()[b];
         return std::lexicographical_compare(ka.begin(), ka.end(), kb.begin(), kb.end());
       },
-      [&ctx] { return ctx.check_interrupt(); }, /*stable=*/false));
-  // Output columns: every find element, plus each aggregated variable bound to its value.
+      [this] { return ctx_.check_interrupt(); }, /*stable=*/false));
   out->vars.clear();
-  for (std::size_t i = 0; i < q.find.size(); ++i) out->vars.push_back("#" + std::to_string(i));
-  std::vector<std::string> aggregated;
-  for (std::size_t i : agg_elems) {
-    const std::string& v = q.find[i].var.name;
-    if (!out->binds(v) && std::count_if(agg_elems.begin(), agg_elems.end(), [&](std::size_t j) {
-          return q.find[j].var.name == v;
+  for (std::size_t i = 0; i < q_.find.size(); ++i) out->vars.push_back("#" + std::to_string(i));
+  for (std::size_t i : agg_elems_) {
+    const std::string& v = q_.find[i].var.name;
+    if (!out->binds(v) && std::count_if(agg_elems_.begin(), agg_elems_.end(), [&](std::size_t j) {
+          return q_.find[j].var.name == v;
         }) == 1) {
       out->vars.push_back(v);
-      aggregated.push_back(v);
     }
   }
-  for (std::size_t g = 0; g < group_elems.size(); ++g) {
-    if (!out->binds(q.find[group_elems[g]].var.name)) out->vars.push_back(q.find[group_elems[g]].var.name);
+  for (std::size_t g = 0; g < group_elems_.size(); ++g) {
+    if (!out->binds(q_.find[group_elems_[g]].var.name)) out->vars.push_back(q_.find[group_elems_[g]].var.name);
   }
   for (const std::uint32_t n : order) {
-    const RowView key = keys.rows()[n];
-    Accumulators& accs = accumulators[n];
+    const RowView key = keys_.rows()[n];
+    Accumulators& accs = accumulators_[n];
     Row row(out->vars.size());
     bool keep = true;
-    for (std::size_t g = 0; g < group_elems.size(); ++g) {
-      row[group_elems[g]] = key[g];
-      row[static_cast<std::size_t>(out->column(q.find[group_elems[g]].var.name))] = key[g];
+    for (std::size_t g = 0; g < group_elems_.size(); ++g) {
+      row[group_elems_[g]] = key[g];
+      row[static_cast<std::size_t>(out->column(q_.find[group_elems_[g]].var.name))] = key[g];
     }
-    for (std::size_t a = 0; a < agg_elems.size() && keep; ++a) {
+    for (std::size_t a = 0; a < agg_elems_.size() && keep; ++a) {
       std::optional<Value> v;
       DATALOG_RETURN_IF_ERROR(accs[a]->finish(&v));
       if (!v) {
         keep = false;
         break;
       }
-      row[agg_elems[a]] = *v;
-      const int bound = out->column(q.find[agg_elems[a]].var.name);
-      if (bound >= static_cast<int>(q.find.size())) row[static_cast<std::size_t>(bound)] = *v;
+      row[agg_elems_[a]] = *v;
+      const int bound = out->column(q_.find[agg_elems_[a]].var.name);
+      if (bound >= static_cast<int>(q_.find.size())) row[static_cast<std::size_t>(bound)] = *v;
     }
     if (keep) out->rows.push_back(std::move(row));
   }
   return Status::OK();
+}
+
+// Plain variables and aggregates: one row per group, groups in ascending order. A pulled
+// variable groups like a plain one (as in Datomic); its group key is pulled afterwards.
+Status aggregate(EvalContext& ctx, const ast::Query& q, BindingSource& source, Relation* out) {
+  Grouping groups(ctx, q);
+  bool never_bound = false;
+  DATALOG_RETURN_IF_ERROR(groups.plan(source.vars(), &never_bound));
+  if (never_bound) return Status::OK();  // no rows
+  // Like Minigraf, an unknown aggregate is an error only once a group has rows.
+  std::optional<std::string> unknown;
+  DATALOG_RETURN_IF_ERROR(groups.prepare(&unknown));
+  if (unknown) {
+    RowView first;
+    bool found = false;
+    DATALOG_RETURN_IF_ERROR(source.next_binding(&first, &found));
+    if (found) return functions::unknown_aggregate_error(*unknown);
+    out->vars.clear();
+    return Status::OK();
+  }
+  DATALOG_RETURN_IF_ERROR(groups.fold(source));
+  return groups.emit(out);
 }
 
 // One partition's window values, rows in window order: a built-in window function, else an
