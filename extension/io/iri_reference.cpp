@@ -104,10 +104,7 @@ std::string resolve_iri(std::string_view base_text, std::string_view reference) 
     return std::string(reference);
   }
   const Parts ref = split(reference);
-  if (ref.scheme) {
-    Parts t = ref;
-    return join(t, remove_dot_segments(ref.path));
-  }
+  if (ref.scheme) return join(ref, remove_dot_segments(ref.path));
   if (base_text.empty()) return std::string(reference);
   const Parts base = split(base_text);
   Parts t;
