@@ -59,8 +59,13 @@ Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what,
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, what);
   MDB_val k, v;
   RuleRecord r;
+  KeyOrder order;
   rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
   while (rc == MDB_SUCCESS) {
+    if (!order.next(as_view(k))) {
+      mdb_cursor_close(cursor);
+      return index_damage(txn, "the rules table's keys are out of order");
+    }
     if (decode_rule(as_view(v), &r)) visit(as_view(k), r);
     rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
   }

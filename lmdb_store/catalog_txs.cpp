@@ -66,10 +66,13 @@ Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vect
   rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);
   Status st;
   IndexTxTimes times(txn, t);
+  KeyOrder order;
   while (rc == MDB_SUCCESS && st.ok()) {
     Datom d;
     GiantRef giant;
-    if (!decode_datom(IndexId::Eavt, as_view(k), as_view(v), &d, &giant, &times)) {
+    if (!order.next(as_view(k))) {
+      st = index_damage(txn, "eavt keys are out of order");
+    } else if (!decode_datom(IndexId::Eavt, as_view(k), as_view(v), &d, &giant, &times)) {
       st = index_damage(txn, "an eavt record is malformed");
     } else if (d.tx == tx) {
       if (giant.giant) st = load_giant(txn, t, giant.hash, &d.v);

@@ -38,6 +38,7 @@
 
 #include "datalog_version.h"
 #include "lmdb_store/read_cache.h"
+#include "lmdb_store/stuck_call_watchdog.h"
 #include "lmdb_store/mdb_status.h"
 #include "lmdb_store/sync_marker.h"
 
@@ -161,6 +162,7 @@ class GraphEnv {
   bool keep_idle_read(MDB_txn* txn);  // false when every slot is taken
   void abort_idle_reads();  // inside a resize (no transaction is open), or when closing
 
+  StuckCallWatch watch_;  // first, so it stops last: after the environment closes
   MDB_env* env_ = nullptr;
   Tables tables_;
   std::string path_;

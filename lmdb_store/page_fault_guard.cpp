@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <mutex>
 
@@ -36,18 +37,29 @@ struct SlotOwner {
   Slot* slot;
   SlotOwner() : slot(claim_slot()) { install_handlers(); }
   ~SlotOwner() {
-    if (slot) slot->thread.store(0);
+    if (slot == nullptr) return;
+    std::lock_guard<std::mutex> lock(slot_mutex());  // the watchdog may be about to signal us
+    slot->thread.store(0);
   }
 };
 
-Trap* trap_of_this_thread() {
+Slot* slot_of_this_thread() {
   const unsigned long me = self();
   for (std::size_t i = 0, at = home(me); i < kSlots; ++i, at = (at + 1) % kSlots) {
-    if (slots[at].thread.load(std::memory_order_relaxed) == me) {
-      return slots[at].trap.load(std::memory_order_relaxed);
-    }
+    if (slots[at].thread.load(std::memory_order_relaxed) == me) return &slots[at];
   }
   return nullptr;
+}
+
+Trap* trap_of_this_thread() {
+  Slot* slot = slot_of_this_thread();
+  return slot ? slot->trap.load(std::memory_order_relaxed) : nullptr;
+}
+
+// SIGBUS queued by the stuck-call watchdog of this process rather than raised by a fault.
+bool is_watchdog_kick(int sig, const siginfo_t* info) {
+  return sig == SIGBUS && info != nullptr && info->si_code == SI_QUEUE && info->si_pid == ::getpid() &&
+         info->si_value.sival_ptr == watchdog_kick_marker();
 }
 
 void pass_on(int sig, siginfo_t* info, void* context) {
@@ -71,11 +83,36 @@ void pass_on(int sig, siginfo_t* info, void* context) {
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
+  if (is_watchdog_kick(sig, info)) {
+    // Leave the call only if it is still the stuck one; a kick that arrives after that call
+    // returned is dropped.
+    Slot* slot = slot_of_this_thread();
+    Trap* trap = slot ? slot->trap.load(std::memory_order_relaxed) : nullptr;
+    if (trap && slot->kicked.load(std::memory_order_relaxed) == slot->calls.load(std::memory_order_relaxed)) {
+      siglongjmp(trap->jump, sig);
+    }
+    return;
+  }
   if (Trap* trap = trap_of_this_thread()) siglongjmp(trap->jump, sig);
   pass_on(sig, info, context);
 }
 
 }  // namespace
+
+Slot* slot_table(std::size_t* count) {
+  *count = kSlots;
+  return slots;
+}
+
+const void* watchdog_kick_marker() {
+  static const char marker = 0;
+  return &marker;
+}
+
+std::mutex& slot_mutex() {
+  static std::mutex* mutex = new std::mutex;  // never destroyed: threads may end during exit
+  return *mutex;
+}
 
 Slot* this_thread_slot() {
   thread_local SlotOwner owner;
@@ -130,8 +167,8 @@ namespace mdb {
 
 int txn_commit(MDB_txn* txn) {
   MDB_env* env = env_of(txn);
-  const int rc = guarded(env, [&] { return mdb_txn_commit(txn); });
-  if (rc == kPageFault) guarded(env, [&] { mdb_txn_abort(txn); return 0; });
+  const int rc = guarded(env, [&] { return mdb_txn_commit(txn); }, Watch::No);
+  if (rc == kPageFault) guarded(env, [&] { mdb_txn_abort(txn); return 0; }, Watch::No);
   return rc;
 }
 

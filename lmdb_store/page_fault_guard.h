@@ -22,6 +22,8 @@
 #include <setjmp.h>
 
 #include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <string_view>
 
 #include "lmdb_store/mdb_status.h"
@@ -44,8 +46,19 @@ struct Trap {
 struct alignas(64) Slot {
   std::atomic<unsigned long> thread{0};
   std::atomic<Trap*> trap{nullptr};
+  // For the stuck-call watchdog (stuck_call_watchdog.h): guarded calls begun by this thread (the
+  // serial of the one in flight), whether that one is watched, and the serial it stopped.
+  std::atomic<std::uint64_t> calls{0};
+  std::atomic<bool> watched{false};
+  std::atomic<std::uint64_t> kicked{0};
 };
 Slot* this_thread_slot();  // null when every slot is taken: calls then run unguarded
+// The fixed table of slots, and the lock under which a slot is given back when its thread ends.
+Slot* slot_table(std::size_t* count);
+std::mutex& slot_mutex();
+// The value the stuck-call watchdog queues with its SIGBUS (pthread_sigqueue), which tells its
+// signal from a fault's.
+const void* watchdog_kick_marker();
 
 void install_handlers();
 void note_fault(MDB_env* env);  // marks the environment damaged
@@ -57,9 +70,13 @@ inline bool damage_code(int rc) { return rc == MDB_CORRUPTED || rc == MDB_PAGE_N
 
 }  // namespace fault_detail
 
+// Whether the watchdog may stop a call that runs too long: not commits and drops, which may
+// rightly write or free gigabytes.
+enum class Watch { Yes, No };
+
 // Runs call() (one LMDB call on env) so that a fault in it returns kPageFault.
 template <class Call>
-int guarded(MDB_env* env, const Call& call) {
+int guarded(MDB_env* env, const Call& call, Watch watch = Watch::Yes) {
   fault_detail::Slot* slot = fault_detail::this_thread_slot();
   if (slot == nullptr) return call();
   fault_detail::Trap trap;
@@ -69,6 +86,9 @@ int guarded(MDB_env* env, const Call& call) {
     fault_detail::note_fault(env);
     return kPageFault;
   }
+  // Only this thread writes its slot's serial: a load and a store, no atomic read-modify-write.
+  slot->calls.store(slot->calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  slot->watched.store(watch == Watch::Yes, std::memory_order_relaxed);
   slot->trap.store(&trap, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   const int rc = call();
@@ -117,7 +137,7 @@ inline int del(MDB_txn* txn, MDB_dbi dbi, MDB_val* key, MDB_val* data) {
   return guarded(env_of(txn), [&] { return mdb_del(txn, dbi, key, data); });
 }
 inline int drop(MDB_txn* txn, MDB_dbi dbi, int del) {
-  return guarded(env_of(txn), [&] { return mdb_drop(txn, dbi, del); });
+  return guarded(env_of(txn), [&] { return mdb_drop(txn, dbi, del); }, Watch::No);
 }
 inline int stat(MDB_txn* txn, MDB_dbi dbi, MDB_stat* out) {
   return guarded(env_of(txn), [&] { return mdb_stat(txn, dbi, out); });

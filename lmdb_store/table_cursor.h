@@ -32,11 +32,15 @@ class TableCursor {
   }
   MDB_cursor* get() const { return cursor_; }
 
-  // Moves with op (MDB_FIRST, MDB_NEXT, ...); at_end() once there is no record there.
+  // Moves with op (MDB_FIRST or MDB_NEXT); at_end() once there is no record there.
   Status step(MDB_cursor_op op) {
     const int rc = mdb::cursor_get(cursor_, &k_, &v_, op);
     at_end_ = rc == MDB_NOTFOUND;
     if (rc != MDB_SUCCESS && !at_end_) return status_from_mdb(rc, fmt::format("read the {} table", table_));
+    if (op == MDB_FIRST) order_ = KeyOrder();
+    if (!at_end_ && !order_.next(key())) {
+      return index_damage(mdb_cursor_txn(cursor_), fmt::format("the {} table's keys are out of order", table_));
+    }
     return Status::OK();
   }
   bool at_end() const { return at_end_; }
@@ -48,6 +52,7 @@ class TableCursor {
   std::string table_;
   MDB_val k_{}, v_{};
   bool at_end_ = true;
+  KeyOrder order_;
 };
 
 }  // namespace datalog::store

@@ -98,20 +98,18 @@ class Reading {
   Status run() {
     TableCursor cursor;
     DATALOG_RETURN_IF_ERROR(cursor.open(txn_, t_.txlog, "txlog"));
-    MDB_val k, v;
-    int rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_FIRST);
-    while (rc == MDB_SUCCESS) {
-      const std::string_view key = as_view(k);
+    DATALOG_RETURN_IF_ERROR(cursor.step(MDB_FIRST));
+    while (!cursor.at_end()) {
+      const std::string_view key = cursor.key();
       if (key.size() == 8) {
-        DATALOG_RETURN_IF_ERROR(start_transaction(get_u64(key), as_view(v)));
+        DATALOG_RETURN_IF_ERROR(start_transaction(get_u64(key), cursor.data()));
       } else if (key.size() == kTxChunkKeySize) {
-        DATALOG_RETURN_IF_ERROR(read_chunk(get_u64(key), as_view(v)));
+        DATALOG_RETURN_IF_ERROR(read_chunk(get_u64(key), cursor.data()));
       } else {
         return damaged(fmt::format("its transaction log has a key of {} bytes", key.size()));
       }
-      rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_NEXT);
+      DATALOG_RETURN_IF_ERROR(cursor.step(MDB_NEXT));
     }
-    if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read the transaction log");
     DATALOG_RETURN_IF_ERROR(end_transaction());
     if (!current_) {
       // No transaction: idents and rules (if any) go in a row that takes no counter (tx 0), as
@@ -233,12 +231,11 @@ class Reading {
   Status write_idents() {
     TableCursor cursor;
     DATALOG_RETURN_IF_ERROR(cursor.open(txn_, t_.ident_ids, "ident_ids"));
-    MDB_val k, v;
-    int rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_FIRST);
-    while (rc == MDB_SUCCESS) {
-      if (k.mv_size != 8) return damaged("an entry of its ident table is malformed");
-      const EntityId id = get_i64(as_view(k));
-      const std::optional<Value> name = decode_stored_value(as_view(v));
+    DATALOG_RETURN_IF_ERROR(cursor.step(MDB_FIRST));
+    while (!cursor.at_end()) {
+      if (cursor.key().size() != 8) return damaged("an entry of its ident table is malformed");
+      const EntityId id = get_i64(cursor.key());
+      const std::optional<Value> name = decode_stored_value(cursor.data());
       if (!name || !(name->is(ValueKind::Keyword) || name->is(ValueKind::Uuid))) {
         return damaged(fmt::format("the name of ident {} is malformed", id));
       }
@@ -252,9 +249,8 @@ class Reading {
       log_ident(rows_.body(), id, *name);
       ++counts_.idents;
       DATALOG_RETURN_IF_ERROR(rows_.record_done());
-      rc = mdb::cursor_get(cursor.get(), &k, &v, MDB_NEXT);
+      DATALOG_RETURN_IF_ERROR(cursor.step(MDB_NEXT));
     }
-    if (rc != MDB_NOTFOUND) return status_from_mdb(rc, "read the idents");
     return Status::OK();
   }
 

@@ -35,7 +35,12 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
   OwnTxTimes times(*this);
   MDB_val k = as_val(prefix), val;
   rc = mdb::cursor_get(cursor, &k, &val, MDB_SET_RANGE);
+  KeyOrder order;
   while (rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == prefix) {
+    if (!order.next(as_view(k))) {
+      mdb_cursor_close(cursor);
+      return index_damage(txn(), "eavt keys are out of order");
+    }
     Datom d;
     GiantRef giant;
     if (decode_datom(IndexId::Eavt, as_view(k), as_view(val), &d, &giant, &times)) {

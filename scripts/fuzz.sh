@@ -20,7 +20,7 @@ fi
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(edn script keys log_replay query_eval)
+[ ${#targets[@]} -eq 0 ] && targets=(edn script keys log_replay query_eval graph_open)
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDATALOG_FUZZ=ON -DBUILD_TESTING=OFF \
   -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -53,6 +54,20 @@ def damage(kind, index, rng):
         else:  # random page
             f.seek(rng.randrange(2, size // PAGE) * PAGE)
             f.write(rng.randbytes(PAGE))
+
+
+def loop_leaves(index):
+    """Every leaf page (LMDB's page header: flags at byte 10, lower bound of the free space at 12)
+    claims to be a page of fixed-size keys whose free space starts before its header. The key
+    count LMDB derives underflows to two billion, and its binary search over the page never ends:
+    the shape fuzz/fuzz_graph_open.cpp found."""
+    data = bytearray(index.read_bytes())
+    for at in range(2 * PAGE, len(data) - PAGE + 1, PAGE):
+        flags = int.from_bytes(data[at + 10:at + 12], "little")
+        if flags & 0x02 and not flags & 0x04:  # a leaf, not an overflow page
+            data[at + 10:at + 12] = (flags | 0x20).to_bytes(2, "little")
+            data[at + 12:at + 14] = bytes(2)
+    index.write_bytes(data)
 
 
 def query_in_child(folder):
@@ -118,6 +133,31 @@ def test_an_index_that_comes_with_a_copied_database_is_rebuilt_not_read(pristine
     out = query_in_child(tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout == expected
+
+
+def test_a_page_that_sends_lmdb_into_an_endless_loop_costs_one_statement(pristine, tmp_path):
+    """No signal comes out of a loop: the stuck-call watchdog (lmdb_store/stuck_call_watchdog.h)
+    stops the LMDB call after 2 s of its thread's CPU time, and the index is rebuilt from the
+    log. Without it the child never ends (the 120 s timeout fails the test)."""
+    index = pristine / "app.db-g.graph"
+    saved = tmp_path / "pristine.graph"
+    shutil.copy(index, saved)
+    expected = query_in_child(pristine).stdout
+    try:
+        for suffix in ("-lock", "-sync"):
+            (pristine / f"app.db-g.graph{suffix}").unlink(missing_ok=True)
+        loop_leaves(index)
+        started = time.monotonic()
+        out = query_in_child(pristine)
+        elapsed = time.monotonic() - started
+    finally:
+        for suffix in ("-lock", "-sync"):
+            (pristine / f"app.db-g.graph{suffix}").unlink(missing_ok=True)
+        shutil.copy(saved, index)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[-1:] == expected.splitlines()
+    print(f"looping leaves: answered after {elapsed:.1f} s: {lines}")
 
 
 def test_truncated_indexes_are_rebuilt(pristine, tmp_path):

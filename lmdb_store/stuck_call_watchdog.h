@@ -1,0 +1,34 @@
+// lmdb_store/stuck_call_watchdog.h: LMDB calls that never return on a damaged page.
+//
+// Some damage sends LMDB into a loop rather than a fault: a page header whose key count
+// underflows makes its binary search run forever (found by fuzz/fuzz_graph_open.cpp, inside
+// mdb_get). Neither sqlite3_interrupt nor a progress handler can reach a thread inside LMDB.
+//
+// While any graph is open, a watchdog thread looks at the guarded calls in flight
+// (page_fault_guard.h) four times a second. A call that has burned kStuckCallCpu of its thread's
+// CPU time without returning is stuck: no LMDB call that reads pages needs that much. The
+// watchdog queues SIGBUS to its thread, whose handler leaves the call as it leaves a fault, so the
+// call returns kPageFault and the index is rebuilt from the log. CPU time, not wall time: a
+// thread that waits for the disk or is descheduled is never taken for stuck. Commits and drops,
+// which may rightly write or free gigabytes, are not watched.
+#pragma once
+
+#include <chrono>
+
+namespace datalog::store {
+
+inline constexpr std::chrono::milliseconds kStuckCallCpu{2000};
+
+// Keeps the watchdog running while it lives (one per open graph; the last one stops it).
+class StuckCallWatch {
+ public:
+  StuckCallWatch();
+  ~StuckCallWatch();
+  StuckCallWatch(const StuckCallWatch&) = delete;
+  StuckCallWatch& operator=(const StuckCallWatch&) = delete;
+
+ private:
+  int pid_;  // a watch inherited across fork() counts in its parent only
+};
+
+}  // namespace datalog::store
