@@ -48,15 +48,44 @@ Registry& registry() {
 // byte order). Checking it first keeps mdb_env_open from creating a -lock file beside a file
 // that is not a graph at all.
 constexpr std::uint32_t kLmdbMagic = 0xBEEFC0DE;
-constexpr std::size_t kLmdbMagicOffset = 16;
+constexpr std::uint32_t kLmdbDataVersion = 1;
 
+// What LMDB reads from a meta page before it checks anything: the page header (16 bytes), then
+// the magic, the format version, the map address and size, and the free list's table record,
+// whose first field is the page size.
+struct MetaStart {
+  std::uint32_t magic, version;
+  std::uint64_t address, map_size;
+  std::uint32_t page_size;
+};
+constexpr std::size_t kMetaOffset = 16;
+
+bool read_meta(int fd, off_t at, MetaStart* out) {
+  return ::pread(fd, out, sizeof *out, at + static_cast<off_t>(kMetaOffset)) ==
+         static_cast<ssize_t>(sizeof *out);
+}
+
+// LMDB divides by the page size its meta pages give and subtracts the page header from it
+// without a check: a damaged size of 0 kills the process (SIGFPE in mdb_env_open), a small one
+// wraps its arithmetic. Both meta pages (the second lies one page size in) must name the same
+// power of two in LMDB's range.
+bool meta_pages_sane(int fd) {
+  MetaStart first{}, second{};
+  if (!read_meta(fd, 0, &first)) return false;
+  if (first.magic != kLmdbMagic || first.version != kLmdbDataVersion) return false;
+  const std::uint32_t size = first.page_size;
+  if (size < 512 || size > 65536 || (size & (size - 1)) != 0) return false;
+  if (!read_meta(fd, size, &second)) return true;  // LMDB reports a missing second page itself
+  return second.magic != kLmdbMagic || second.page_size == size;
+}
+
+// An LMDB file whose meta pages LMDB can open without harm.
 bool looks_like_lmdb(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return true;  // let mdb_env_open report why it cannot be read
-  std::uint32_t magic = 0;
-  const ssize_t n = ::pread(fd, &magic, sizeof magic, kLmdbMagicOffset);
+  const bool sane = meta_pages_sane(fd);
   ::close(fd);
-  return n == static_cast<ssize_t>(sizeof magic) && magic == kLmdbMagic;
+  return sane;
 }
 
 bool file_id(const std::string& path, FileId* id, off_t* size = nullptr) {

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -97,6 +98,31 @@ TEST_CASE("errors: a file that is not a graph gives NotAGraph naming the path", 
     CHECK(st.code() == StatusCode::NotAGraph);
     CHECK(st.message().find(path) != std::string::npos);
     CHECK(st.message().find("'eavt'") != std::string::npos);
+  }
+}
+
+TEST_CASE("errors: a graph whose meta pages give a bad page size is not a graph", "[errors]") {
+  // LMDB divides by that size before checking it: a 0 killed the process with SIGFPE inside
+  // mdb_env_open (found by fuzz/fuzz_graph_open.cpp).
+  TempDir dir;
+  const std::string path = dir.file("g.graph");
+  const std::string made = run_in_child([&]() -> std::string {
+    std::shared_ptr<GraphEnv> env;
+    return GraphEnv::open(path, OpenOptions{}, &env).ok() ? "ok" : "open failed";
+  });
+  REQUIRE(made == "ok");
+  ::unlink((path + "-lock").c_str());
+  const std::string pristine = read_file(path);
+  constexpr std::size_t kFirstMetaPageSize = 16 + 24;  // page header, then magic ... map size
+  constexpr std::size_t kPage = 4096;
+  for (std::uint32_t bad : {0u, 1u, 100u, 4095u, 1u << 20}) {
+    for (std::size_t meta : {std::size_t{0}, kPage}) {
+      INFO("page size " << bad << " in the meta page at " << meta);
+      std::string damaged = pristine;
+      std::memcpy(damaged.data() + meta + kFirstMetaPageSize, &bad, sizeof bad);
+      write_file(path, damaged);
+      check_not_a_graph(path);
+    }
   }
 }
 
