@@ -23,7 +23,37 @@ struct CursorForCall {
   }
 };
 
+// Whether next_key is a record of fact (a key's fact part). Neighbouring facts mostly differ in
+// their last bytes (AVET's entity, EAVT's value), so those are compared first, inline; the rest
+// only for a fact with a history.
+inline bool same_fact(std::string_view fact, std::string_view next_key) {
+  const std::size_t n = fact.size();
+  if (next_key.size() <= n || fact_length(next_key) != n) return false;
+  if (n >= 8) {
+    std::uint64_t mine = 0, theirs = 0;
+    std::memcpy(&mine, fact.data() + n - 8, 8);
+    std::memcpy(&theirs, next_key.data() + n - 8, 8);
+    if (mine != theirs) return false;
+  }
+  return next_key.substr(0, n) == fact;
+}
+
 }  // namespace
+
+// One fill()'s walk over the index: the cursor, the record it stands on and LMDB's code for
+// reaching it. Keys are read in place: LMDB's pages stay put until the transaction writes or
+// ends, which cannot happen during one fill().
+struct DatomScan::RecordWalk {
+  CursorForCall own;  // when the scan has no snapshot cursors to lend
+  MDB_cursor* cursor = nullptr;
+  MDB_val k{}, v{};
+  int rc = MDB_SUCCESS;
+  KeyOrder order;  // a key out of order is damage LMDB cannot see
+
+  std::string_view key() const { return as_view(k); }
+  void step() { rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT); }
+  Status damage(std::string_view what) const { return index_damage(mdb_cursor_txn(cursor), what); }
+};
 
 SnapshotCursors::~SnapshotCursors() {
   for (MDB_cursor* c : cursors_) {
@@ -93,114 +123,110 @@ Status DatomScan::fill() {
   count_ = 0;
   pos_ = 0;
   if (exhausted_) return Status::OK();
-  CursorForCall own;
-  MDB_cursor* cursor = nullptr;
-  if (cursors_) {
-    DATALOG_RETURN_IF_ERROR(cursors_->get(*env_, txn_, index_, &cursor));
-  } else {
-    const int rc = mdb_cursor_open(txn_, table_of(env_->tables(), index_), &own.cursor);
-    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
-    cursor = own.cursor;
-  }
-  MDB_val k = as_val(resume_), v;
-  int rc = mdb::cursor_get(cursor, &k, &v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
+  RecordWalk walk;
+  DATALOG_RETURN_IF_ERROR(open_cursor(walk));
+  walk.k = as_val(resume_);
+  walk.rc = mdb::cursor_get(walk.cursor, &walk.k, &walk.v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
   // One seek, then facts in key order until the batch is full: batches grow, so a scan that
   // stops at its first row reads little and a long one seeks rarely.
   const std::size_t batch = std::min(batch_, max_batch_);
   batch_ = std::min(batch_ * 2, max_batch_);
-  // Keys are read in place: LMDB's pages stay put until the transaction writes or ends, which
-  // cannot happen during this call. Only the last fact read is copied, to resume after it.
+  // Only the last fact read is copied, to resume after it (a fact part is never empty).
   std::string_view last_fact;
-  // Keys arrive in strictly increasing order unless a page was damaged in place: a key that
-  // does not is damage LMDB cannot see (it only compares keys when it searches).
-  std::string_view previous_key;
-  auto in_order = [&previous_key](std::string_view key) {
-    const bool ok = key > previous_key;
-    previous_key = key;
-    return ok;
-  };
-  bool read_any = false;
   while (count_ < batch && !exhausted_) {
-    if (rc == MDB_NOTFOUND) {
+    if (walk.rc == MDB_NOTFOUND) {
       exhausted_ = true;
       break;
     }
-    if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read index");
-    std::string_view key = as_view(k);
-    if (!end_.empty() && key >= std::string_view(end_)) {
+    if (walk.rc != MDB_SUCCESS) return status_from_mdb(walk.rc, "read index");
+    if (!end_.empty() && walk.key() >= std::string_view(end_)) {
       exhausted_ = true;
       break;
     }
-    if (!in_order(key)) return index_damage(mdb_cursor_txn(cursor), "index keys are out of order");
-    const std::size_t fact_size = fact_length(key);
-    if (fact_size == 0) return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");
-    // Read every record of this fact. The first is decoded straight into the batch, where a fact
-    // with one record (the usual case) stays; a longer history is gathered in group_.
-    const std::string_view fact = key.substr(0, fact_size);
-    // Neighbouring facts mostly differ in their last bytes (AVET's entity, EAVT's value), so
-    // those are compared first, inline; the rest only for a fact with a history.
-    auto same_fact = [&fact](std::string_view next_key) {
-      const std::size_t n = fact.size();
-      if (next_key.size() <= n || fact_length(next_key) != n) return false;
-      if (n >= 8) {
-        std::uint64_t mine = 0, theirs = 0;
-        std::memcpy(&mine, fact.data() + n - 8, 8);
-        std::memcpy(&theirs, next_key.data() + n - 8, 8);
-        if (mine != theirs) return false;
-      }
-      return next_key.substr(0, n) == fact;
-    };
-    GiantRef giant;
-    Datom& first = next_slot();
-    if (!decode_datom(index_, key, as_view(v), &first, &giant, &*times_, skip_values_, &memo_)) {
-      --count_;
-      return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");
-    }
-    rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
-    const bool alone = rc != MDB_SUCCESS || !same_fact(as_view(k));
-    if (!alone) {
-      group_.clear();
-      group_.push_back(std::move(first));
-      --count_;
-      while (rc == MDB_SUCCESS && same_fact(as_view(k))) {
-        if (!in_order(as_view(k))) {
-          return index_damage(mdb_cursor_txn(cursor), "index keys are out of order");
-        }
-        if (!decode_datom(index_, as_view(k), as_view(v), &group_.emplace_back(), &giant, &*times_,
-                          skip_values_, &memo_)) {
-          return index_damage(mdb_cursor_txn(cursor), "an index key is malformed");
-        }
-        rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
-      }
-    }
-    if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read index");
-    last_fact = fact;
-    read_any = true;
-    if (alone) {
-      if (!visible_alone(first, view_)) {
-        --count_;
-      } else if (giant.giant) {
-        DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &first.v));
-      }
-      continue;
-    }
-    if (giant.giant) {
-      Value full;
-      DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &full));
-      for (Datom& d : group_) d.v = full;
-    }
-    ready_.resize(count_);  // a history is rare: its visible datoms are appended after the batch
-    append_visible(group_, view_, ready_);
-    count_ = ready_.size();
+    DATALOG_RETURN_IF_ERROR(read_fact(walk, &last_fact));
   }
-  if (read_any) {
-    // Resume after the last fact read. A fact whose key is all 0xFF bytes (a vaet key of
-    // e = a = r = INT64_MAX) has no successor: nothing follows it, and an empty resume_ would
-    // restart the scan from the first key.
-    resume_.assign(last_fact);
-    if (!advance_to_successor(resume_)) exhausted_ = true;
+  if (!last_fact.empty()) resume_after(last_fact);
+  return Status::OK();
+}
+
+Status DatomScan::open_cursor(RecordWalk& walk) {
+  if (cursors_) return cursors_->get(*env_, txn_, index_, &walk.cursor);
+  const int rc = mdb_cursor_open(txn_, table_of(env_->tables(), index_), &walk.own.cursor);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
+  walk.cursor = walk.own.cursor;
+  return Status::OK();
+}
+
+// Reads every record of the fact at the walk's key, leaving the walk after them, and adds the
+// fact's visible datoms to the batch; *fact is its fact part. The first record is decoded
+// straight into the batch, where a fact with one record (the usual case) stays; a longer
+// history is gathered in group_.
+Status DatomScan::read_fact(RecordWalk& walk, std::string_view* fact) {
+  const std::string_view key = walk.key();
+  if (!walk.order.next(key)) return walk.damage("index keys are out of order");
+  const std::size_t fact_size = fact_length(key);
+  if (fact_size == 0) return walk.damage("an index key is malformed");
+  *fact = key.substr(0, fact_size);
+  GiantRef giant;
+  Datom& first = next_slot();
+  if (!decode_datom(index_, key, as_view(walk.v), &first, &giant, &*times_, skip_values_, &memo_)) {
+    --count_;
+    return walk.damage("an index key is malformed");
+  }
+  walk.step();
+  const bool alone = walk.rc != MDB_SUCCESS || !same_fact(*fact, walk.key());
+  if (!alone) {
+    group_.clear();
+    group_.push_back(std::move(first));
+    --count_;
+    DATALOG_RETURN_IF_ERROR(read_history(walk, *fact, &giant));
+  }
+  if (walk.rc != MDB_SUCCESS && walk.rc != MDB_NOTFOUND) return status_from_mdb(walk.rc, "read index");
+  return alone ? keep_if_visible(first, giant) : append_visible_history(giant);
+}
+
+// Appends the fact's records after the first to group_, leaving the walk after the last.
+Status DatomScan::read_history(RecordWalk& walk, std::string_view fact, GiantRef* giant) {
+  while (walk.rc == MDB_SUCCESS && same_fact(fact, walk.key())) {
+    if (!walk.order.next(walk.key())) return walk.damage("index keys are out of order");
+    if (!decode_datom(index_, walk.key(), as_view(walk.v), &group_.emplace_back(), giant, &*times_,
+                      skip_values_, &memo_)) {
+      return walk.damage("an index key is malformed");
+    }
+    walk.step();
   }
   return Status::OK();
+}
+
+// A fact's only record, the batch's last datom, stays in the batch if it is visible, with its
+// giant value loaded.
+Status DatomScan::keep_if_visible(Datom& only, const GiantRef& giant) {
+  if (!visible_alone(only, view_)) {
+    --count_;
+  } else if (giant.giant) {
+    DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &only.v));
+  }
+  return Status::OK();
+}
+
+// Appends the visible records of a history (group_) to the batch, with their giant value loaded.
+Status DatomScan::append_visible_history(const GiantRef& giant) {
+  if (giant.giant) {
+    Value full;
+    DATALOG_RETURN_IF_ERROR(load_giant(txn_, env_->tables(), giant.hash, &full));
+    for (Datom& d : group_) d.v = full;
+  }
+  ready_.resize(count_);  // a history is rare: its visible datoms are appended after the batch
+  append_visible(group_, view_, ready_);
+  count_ = ready_.size();
+  return Status::OK();
+}
+
+void DatomScan::resume_after(std::string_view fact) {
+  // A fact whose key is all 0xFF bytes (a vaet key of e = a = r = INT64_MAX) has no successor:
+  // nothing follows it, and an empty resume_ would restart the scan from the first key.
+  resume_.assign(fact);
+  if (!advance_to_successor(resume_)) exhausted_ = true;
 }
 
 }  // namespace datalog::store

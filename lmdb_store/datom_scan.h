@@ -76,7 +76,17 @@ class DatomScan {
   void close();
 
  private:
+  struct RecordWalk;  // one fill()'s cursor over the index (datom_scan.cpp)
+
   Status fill();  // reads facts until the batch has visible datoms, or the range ends
+  // fill()'s steps (datom_scan.cpp). Those run for every fact are inlined into fill(), the hot
+  // loop of every read, where a call per fact would cost time; a fact's history is rare.
+  inline Status open_cursor(RecordWalk& walk);
+  [[gnu::always_inline]] inline Status read_fact(RecordWalk& walk, std::string_view* fact);
+  [[gnu::always_inline]] inline Status keep_if_visible(Datom& only, const GiantRef& giant);
+  Status read_history(RecordWalk& walk, std::string_view fact, GiantRef* giant);  // rare
+  Status append_visible_history(const GiantRef& giant);                            // rare
+  inline void resume_after(std::string_view fact);
   Datom& next_slot();  // the slot after the batch's last datom, which then joins the batch
 
   const GraphEnv* env_ = nullptr;
