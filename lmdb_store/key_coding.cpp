@@ -16,7 +16,7 @@ constexpr std::uint64_t kSignBit = 1ULL << 63;
 constexpr char kTextEnd = 0x00;
 constexpr char kEscape = 0x01;
 constexpr char kGiantMarker = 0x02;
-static_assert(kTextEnd < kEscape && kEscape < kGiantMarker, "decode_value finds the markers as the smallest bytes");
+static_assert(kTextEnd < kEscape && kEscape < kGiantMarker, "plain_text_length finds the markers as the smallest bytes");
 
 std::uint64_t float_bits(double d) {
   if (d == 0.0) d = 0.0;  // -0.0 sorts as 0.0
@@ -48,6 +48,13 @@ Value make_text(ValueKind kind, std::string text) {
     case ValueKind::Keyword: return Value::keyword(std::move(text));
     default: return Value::bytes(std::move(text));
   }
+}
+
+// The kinds stored as integers: an integer, instant or ref of x.
+inline Value integral_value(ValueKind kind, std::int64_t x) {
+  return kind == ValueKind::Integer   ? Value::integer(x)
+         : kind == ValueKind::Instant ? Value::instant(x)
+                                      : Value::ref(x);
 }
 
 // Appends runs of plain bytes at once: most texts have no byte that needs escaping.
@@ -257,10 +264,7 @@ DecodedValue decode_fixed_value(std::string_view in, std::size_t giant_hash_byte
     return decode_value(in, giant_hash_bytes);
   }
   if (in.size() < 9) return d;
-  const std::int64_t x = get_i64(in.substr(1));
-  d.value = kind == ValueKind::Integer   ? Value::integer(x)
-            : kind == ValueKind::Instant ? Value::instant(x)
-                                         : Value::ref(x);
+  d.value = integral_value(kind, get_i64(in.substr(1)));
   d.length = 9;
   d.ok = true;
   return d;
@@ -296,6 +300,74 @@ void encode_value(std::string& out, const Value& value) {
   }
 }
 
+namespace {
+
+// Integers, instants and refs: an ordered integer after the tag.
+bool decode_ordered(ValueKind kind, std::string_view body, DecodedValue* d) {
+  std::int64_t x = 0;
+  const std::size_t n = get_ordered_int(body, &x);
+  if (n == 0) return false;
+  d->value = integral_value(kind, x);
+  d->length = 1 + n;
+  return true;
+}
+
+// Most texts have no escaped byte: their length up to their end marker, found in one pass
+// because the three marker bytes are the three smallest. npos for a text with an escaped byte,
+// a giant or a malformed text.
+std::size_t plain_text_length(std::string_view body) {
+  const std::size_t limit = std::min(body.size(), kInlineLimit + 1);
+  std::size_t end = 0;
+  while (end < limit && static_cast<std::uint8_t>(body[end]) > static_cast<std::uint8_t>(kGiantMarker)) ++end;
+  return end < limit && body[end] == kTextEnd ? end : std::string_view::npos;
+}
+
+// Any other text, from the start of body: appends its bytes, escapes undone, to *text up to its
+// end marker, or a giant's kInlineLimit bytes up to its marker (then sets d's giant and hash).
+// Returns the bytes read, or 0 when body is malformed.
+std::size_t read_escaped_text(std::string_view body, std::size_t giant_hash_bytes, std::string* text,
+                              DecodedValue* d) {
+  std::size_t i = 0;
+  while (i < body.size()) {
+    const char c = body[i];
+    if (text->size() == kInlineLimit && c == kGiantMarker) {
+      if (body.size() < i + 1 + giant_hash_bytes || giant_hash_bytes > kGiantHashBytes) return 0;
+      d->giant = true;
+      std::memcpy(d->hash.data(), body.data() + i + 1, giant_hash_bytes);
+      return i + 1 + giant_hash_bytes;
+    }
+    if (c == kTextEnd) return i + 1;
+    if (c == kEscape) {
+      if (i + 1 >= body.size()) return 0;
+      *text += static_cast<char>(body[i + 1] - 1);
+      i += 2;
+    } else {
+      *text += c;
+      ++i;
+    }
+  }
+  return 0;  // no end marker
+}
+
+// Strings, keywords and bytes: escaped text after the tag, ended by kTextEnd or, for a giant,
+// by kGiantMarker and the hash.
+bool decode_text(ValueKind kind, std::string_view body, std::size_t giant_hash_bytes, DecodedValue* d) {
+  std::string text;
+  std::size_t read = plain_text_length(body);
+  if (read != std::string_view::npos) {
+    text.assign(body.data(), read);
+    ++read;  // the end marker
+  } else {
+    read = read_escaped_text(body, giant_hash_bytes, &text, d);
+    if (read == 0) return false;
+  }
+  d->value = make_text(kind, std::move(text));
+  d->length = 1 + read;
+  return true;
+}
+
+}  // namespace
+
 DecodedValue decode_value(std::string_view in, std::size_t giant_hash_bytes) {
   DecodedValue d;
   if (in.empty()) return d;
@@ -304,18 +376,11 @@ DecodedValue decode_value(std::string_view in, std::size_t giant_hash_bytes) {
   const auto kind = static_cast<ValueKind>(tag);
   const std::string_view body = in.substr(1);
   auto fixed = [&](std::size_t n) { return body.size() >= n; };
-  // Integers, instants and refs: an ordered integer after the tag.
-  auto ordered = [&](Value (*make)(std::int64_t)) {
-    std::int64_t x = 0;
-    const std::size_t n = get_ordered_int(body, &x);
-    if (n == 0) return false;
-    d.value = make(x);
-    d.length = 1 + n;
-    return true;
-  };
   switch (kind) {
     case ValueKind::Integer:
-      if (!ordered(&Value::integer)) return d;
+    case ValueKind::Instant:
+    case ValueKind::Ref:
+      if (!decode_ordered(kind, body, &d)) return d;
       break;
     case ValueKind::Float:
       if (!fixed(8)) return d;
@@ -326,12 +391,6 @@ DecodedValue decode_value(std::string_view in, std::size_t giant_hash_bytes) {
       if (!fixed(1)) return d;
       d.value = Value::boolean(body[0] != 0);
       d.length = 2;
-      break;
-    case ValueKind::Instant:
-      if (!ordered(&Value::instant)) return d;
-      break;
-    case ValueKind::Ref:
-      if (!ordered(&Value::ref)) return d;
       break;
     case ValueKind::Uuid: {
       if (!fixed(16)) return d;
@@ -347,47 +406,9 @@ DecodedValue decode_value(std::string_view in, std::size_t giant_hash_bytes) {
       break;
     case ValueKind::String:
     case ValueKind::Keyword:
-    case ValueKind::Bytes: {
-      std::string text;
-      std::size_t i = 0;
-      bool whole = false;
-      // Most texts have no escaped byte: take them whole, up to their end marker. The three
-      // marker bytes are the three smallest, so one pass finds the first of any of them.
-      const std::size_t limit = std::min(body.size(), kInlineLimit + 1);
-      std::size_t end = 0;
-      while (end < limit && static_cast<std::uint8_t>(body[end]) > static_cast<std::uint8_t>(kGiantMarker)) ++end;
-      if (end < limit && body[end] == kTextEnd) {
-        text.assign(body.data(), end);
-        i = end + 1;
-        whole = true;
-      }
-      while (!whole) {
-        if (i >= body.size()) return d;
-        const char c = body[i];
-        if (text.size() == kInlineLimit && c == kGiantMarker) {
-          if (body.size() < i + 1 + giant_hash_bytes || giant_hash_bytes > kGiantHashBytes) return d;
-          d.giant = true;
-          std::memcpy(d.hash.data(), body.data() + i + 1, giant_hash_bytes);
-          i += 1 + giant_hash_bytes;
-          break;
-        }
-        if (c == kTextEnd) {
-          ++i;
-          break;
-        }
-        if (c == kEscape) {
-          if (i + 1 >= body.size()) return d;
-          text += static_cast<char>(body[i + 1] - 1);
-          i += 2;
-        } else {
-          text += c;
-          ++i;
-        }
-      }
-      d.value = make_text(kind, std::move(text));
-      d.length = 1 + i;
+    case ValueKind::Bytes:
+      if (!decode_text(kind, body, giant_hash_bytes, &d)) return d;
       break;
-    }
   }
   d.ok = true;
   return d;
