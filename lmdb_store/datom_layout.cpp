@@ -106,22 +106,23 @@ std::size_t counted_prefix_length(IndexId index, std::string_view key) {
   return 0;
 }
 
-bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
-                  GiantRef* giant, TxTimes* times, bool skip_value, ValueMemo* memo) {
-  const std::size_t fact_size = fact_length(key);
-  if (fact_size == 0 || (data.size() != 0 && data.size() != 8)) return false;
-  const std::string_view fact = key.substr(0, fact_size);
-  const std::string_view suffix = key.substr(fact_size, key.size() - 1 - fact_size);
-  Datom& d = *datom;
-  giant->giant = false;
+namespace {
+
+// Reads the fields of a key's fact part (e, a, v in the index's order) into a datom, in order.
+struct FactFields {
+  std::string_view fact;
+  Datom& d;
+  GiantRef& giant;
+  bool skip_value;
   std::size_t pos = 0;
-  auto take_id = [&](std::int64_t* id) {
+
+  bool take_id(std::int64_t* id) {
     const std::size_t n = get_ordered_int(fact.substr(pos), id);
     pos += n;
     return n != 0;
-  };
+  }
   // at_end: the value runs to the end of the fact, so its length is known without decoding it.
-  auto take_value = [&](bool at_end) {
+  bool take_value(bool at_end) {
     const std::string_view in = fact.substr(pos);
     if (skip_value && at_end) {
       if (!d.v.is(ValueKind::Nil)) d.v = Value();  // the datom may be reused
@@ -131,50 +132,64 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, Da
     DecodedValue dv = decode_value(in);
     if (!dv.ok) return false;
     d.v = std::move(dv.value);
-    giant->giant = dv.giant;
-    giant->hash = dv.hash;
+    giant.giant = dv.giant;
+    giant.hash = dv.hash;
     pos += dv.length;
     return true;
-  };
+  }
+};
+
+// AVET's fact part: a V e.
+bool take_avet_fact(FactFields& f, ValueMemo* memo) {
+  if (!f.take_id(&f.d.a)) return false;
+  const std::size_t value_start = f.pos;
+  // A run of AVET keys shares its value: when the bytes after the attribute start with the
+  // last text value's bytes and an entity follows them exactly, that value is reused.
+  if (memo && !memo->bytes.empty() && f.fact.size() > value_start + memo->bytes.size() &&
+      f.fact.substr(value_start, memo->bytes.size()) == memo->bytes) {
+    f.pos = value_start + memo->bytes.size();
+    if (f.take_id(&f.d.e) && f.pos == f.fact.size()) {
+      f.d.v = memo->value;
+      return true;
+    }
+    f.pos = value_start;
+  }
+  if (!f.take_value(false)) return false;
+  const std::size_t value_end = f.pos;
+  if (!f.take_id(&f.d.e)) return false;
+  const bool text = f.d.v.is(ValueKind::String) || f.d.v.is(ValueKind::Keyword);
+  if (memo && text && !f.giant.giant) {
+    memo->bytes.assign(f.fact.substr(value_start, value_end - value_start));
+    memo->value = f.d.v;
+  }
+  return true;
+}
+
+// The fact part of a key of index, all of it.
+bool take_fact(IndexId index, FactFields& f, ValueMemo* memo) {
+  Datom& d = f.d;
   switch (index) {
     case IndexId::Eavt:
-      if (!take_id(&d.e) || !take_id(&d.a) || !take_value(true)) return false;
+      if (!f.take_id(&d.e) || !f.take_id(&d.a) || !f.take_value(true)) return false;
       break;
     case IndexId::Aevt:
-      if (!take_id(&d.a) || !take_id(&d.e) || !take_value(true)) return false;
+      if (!f.take_id(&d.a) || !f.take_id(&d.e) || !f.take_value(true)) return false;
       break;
-    case IndexId::Avet: {
-      if (!take_id(&d.a)) return false;
-      const std::size_t value_start = pos;
-      // A run of AVET keys shares its value: when the bytes after the attribute start with the
-      // last text value's bytes and an entity follows them exactly, that value is reused.
-      if (memo && !memo->bytes.empty() && fact.size() > value_start + memo->bytes.size() &&
-          fact.substr(value_start, memo->bytes.size()) == memo->bytes) {
-        pos = value_start + memo->bytes.size();
-        if (take_id(&d.e) && pos == fact.size()) {
-          d.v = memo->value;
-          break;
-        }
-        pos = value_start;
-      }
-      if (!take_value(false)) return false;
-      const std::size_t value_end = pos;
-      if (!take_id(&d.e)) return false;
-      const bool text = d.v.is(ValueKind::String) || d.v.is(ValueKind::Keyword);
-      if (memo && text && !giant->giant) {
-        memo->bytes.assign(fact.substr(value_start, value_end - value_start));
-        memo->value = d.v;
-      }
+    case IndexId::Avet:
+      if (!take_avet_fact(f, memo)) return false;
       break;
-    }
     case IndexId::Vaet: {
       std::int64_t r = 0;
-      if (!take_id(&r) || !take_id(&d.a) || !take_id(&d.e)) return false;
+      if (!f.take_id(&r) || !f.take_id(&d.a) || !f.take_id(&d.e)) return false;
       d.v = Value::ref(r);
       break;
     }
   }
-  if (pos != fact.size()) return false;
+  return f.pos == f.fact.size();
+}
+
+// "tx op vf" (the suffix without its length byte) into d.
+bool decode_tx_suffix(std::string_view suffix, TxTimes* times, Datom& d) {
   std::size_t at = get_ordered_uint(suffix, &d.tx);
   if (at == 0 || at >= suffix.size()) return false;
   const auto op = static_cast<std::uint8_t>(suffix[at]);
@@ -182,12 +197,23 @@ bool decode_datom(IndexId index, std::string_view key, std::string_view data, Da
   d.op = static_cast<Op>(op);
   ++at;
   if (at + 1 == suffix.size() && suffix[at] == kValidFromIsTxTime) {
-    if (!times || !times->time_of(d.tx, &d.valid_from)) return false;
-  } else {
-    const std::size_t vf = get_ordered_int(suffix.substr(at), &d.valid_from);
-    if (vf == 0 || at + vf != suffix.size()) return false;
+    return times && times->time_of(d.tx, &d.valid_from);
   }
-  d.valid_to = data.empty() ? kForever : get_i64(data);
+  const std::size_t vf = get_ordered_int(suffix.substr(at), &d.valid_from);
+  return vf != 0 && at + vf == suffix.size();
+}
+
+}  // namespace
+
+bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
+                  GiantRef* giant, TxTimes* times, bool skip_value, ValueMemo* memo) {
+  const std::size_t fact_size = fact_length(key);
+  if (fact_size == 0 || (data.size() != 0 && data.size() != 8)) return false;
+  giant->giant = false;
+  FactFields fields{key.substr(0, fact_size), *datom, *giant, skip_value};
+  if (!take_fact(index, fields, memo)) return false;
+  if (!decode_tx_suffix(key.substr(fact_size, key.size() - 1 - fact_size), times, *datom)) return false;
+  datom->valid_to = data.empty() ? kForever : get_i64(data);
   return true;
 }
 
