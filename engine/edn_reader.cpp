@@ -149,58 +149,65 @@ class Reader {
     skip_blank();
     if (at_end()) return error_at(text_.size(), "Unexpected end of input");
     const std::size_t start = i_;
+    DATALOG_RETURN_IF_ERROR(read_by_first_char(depth, out));
+    out->begin = start;
+    out->pos = pos_at(start);
+    out->end = i_;
+    return Status::OK();
+  }
+
+  // The form at i_, read by what its first character makes it.
+  Status read_by_first_char(int depth, Node* out) {
     const unsigned char c = peek();
-    Status st;
     switch (c) {
       case '(':
-        st = read_collection(depth, NodeKind::List, ')', out);
-        break;
+        return read_collection(depth, NodeKind::List, ')', out);
       case '[':
-        st = read_collection(depth, NodeKind::Vector, ']', out);
-        break;
+        return read_collection(depth, NodeKind::Vector, ']', out);
       case '{':
-        st = read_collection(depth, NodeKind::Map, '}', out);
-        break;
+        return read_collection(depth, NodeKind::Map, '}', out);
       case ')':
       case ']':
       case '}':
-        return error_at(start, fmt::format("Unexpected token: {}", static_cast<char>(c)));
+        return error_at(i_, fmt::format("Unexpected token: {}", static_cast<char>(c)));
       case '"':
-        st = read_string(out);
-        break;
+        return read_string(out);
       case ':':
-        st = read_keyword(out);
-        break;
+        return read_keyword(out);
       case '#':
-        st = read_tagged(out);
-        break;
+        return read_tagged(out);
       case '$':
-        st = read_slot(out);
-        break;
+        return read_slot(out);
       case '-':
       case '+':
-        if (is_digit(peek(1))) {
-          st = read_number(out);
-        } else {
-          st = read_symbol(out);
-        }
-        break;
+        return is_digit(peek(1)) ? read_number(out) : read_symbol(out);
+      case '<':
+      case '>':
+      case '=':
+      case '*':
+      case '/':
+      case '!':
+      case '.':
+        return read_operator(out);
+      default:
+        if (is_digit(c)) return read_number(out);
+        if (is_symbol_start(c)) return read_symbol(out);
+        return error_at(i_, fmt::format("Unexpected character: {}", describe_char(c)));
+    }
+  }
+
+  // The symbols made of punctuation alone: < > <= >= = * / != and `...`.
+  Status read_operator(Node* out) {
+    const std::size_t start = i_;
+    switch (peek()) {
       case '<':
       case '>':
         ++i_;
         if (peek() == '=' && !at_end()) ++i_;
-        set_symbol(start, out);
-        break;
-      case '=':
-      case '*':
-      case '/':
-        ++i_;
-        set_symbol(start, out);
         break;
       case '!':
         if (peek(1) != '=' || !has(1)) return error_at(start, "Unexpected character: !");
         i_ += 2;
-        set_symbol(start, out);
         break;
       case '.':
         // `...` is the only token that starts with '.': the :in collection binding [?x ...].
@@ -208,21 +215,12 @@ class Reader {
           return error_at(start, "Unexpected character: .");
         }
         i_ += 3;
-        set_symbol(start, out);
         break;
-      default:
-        if (is_digit(c)) {
-          st = read_number(out);
-        } else if (is_symbol_start(c)) {
-          st = read_symbol(out);
-        } else {
-          return error_at(start, fmt::format("Unexpected character: {}", describe_char(c)));
-        }
+      default:  // = * /
+        ++i_;
+        break;
     }
-    if (!st.ok()) return st;
-    out->begin = start;
-    out->pos = pos_at(start);
-    out->end = i_;
+    set_symbol(start, out);
     return Status::OK();
   }
 
