@@ -26,6 +26,16 @@ void top_level_calls(const std::vector<ast::Clause>& body, const std::set<std::s
   }
 }
 
+// The trace's line for one iteration of a stratum: its rules and how many new tuples they made.
+TraceStep iteration_step(const std::vector<std::string>& names, std::int64_t iteration,
+                         const std::map<std::string, TupleSet>& fresh) {
+  std::size_t n = 0;
+  for (const auto& [name, set] : fresh) n += set.size();
+  std::string joined;
+  for (const auto& name : names) joined += (joined.empty() ? "" : " ") + name;
+  return TraceStep{fmt::format("rules [{}] iteration {}", joined, iteration + 1), "semi-naive", 0, n, 0};
+}
+
 }  // namespace
 
 void collect_calls(const std::vector<ast::Clause>& clauses, std::set<std::string>& out) {
@@ -68,22 +78,17 @@ Status RuleEvaluator::derive(const std::set<std::string>& needed, Trace* trace) 
   return Status::OK();
 }
 
+// A rule of the stratum being derived, with the calls in its body that a delta can stand in for.
+struct RuleEvaluator::StratumRule {
+  const ast::Rule* rule;
+  std::vector<const ast::RuleCall*> recursive_calls;  // at the top level of the body
+  bool nested = false;  // a call to the stratum inside an or branch: evaluated naively
+};
+
 Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trace* trace) {
   const std::set<std::string> stratum(names.begin(), names.end());
   for (const auto& n : names) lookup_.set_full(n, &full_[n]);
-  struct Plan {
-    const ast::Rule* rule;
-    std::vector<const ast::RuleCall*> recursive_calls;
-    bool nested = false;
-  };
-  std::vector<Plan> plans;
-  for (const auto& rule : rules_) {
-    if (!stratum.count(rule.name)) continue;
-    Plan p{&rule, {}, false};
-    top_level_calls(rule.body, stratum, p.recursive_calls, p.nested);
-    plans.push_back(std::move(p));
-  }
-
+  const std::vector<StratumRule> rules = stratum_rules(stratum);
   std::map<std::string, TupleSet> delta;
   const Limits& limits = ctx_.limits();
   for (std::int64_t iteration = 0;; ++iteration) {
@@ -91,67 +96,13 @@ Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trac
       return max_iterations_exceeded(limits);
     }
     std::map<std::string, TupleSet> fresh;
-    std::int64_t produced = 0;
-    auto run = [&](const Plan& p) -> Status {
-      Relation result;
-      BodyEvaluator body(ctx_, lookup_, nullptr);
-      DATALOG_RETURN_IF_ERROR(body.evaluate(p.rule->body, Relation::unit(), &result));
-      std::vector<int> cols;
-      for (const auto& term : p.rule->head) {
-        const auto* v = std::get_if<ast::Variable>(&term);
-        cols.push_back(v ? result.column(v->name) : -1);
-      }
-      TupleSet& target = fresh[p.rule->name];
-      const TupleSet& known = full_[p.rule->name];
-      for (RowView row : result.rows) {
-        Row t;
-        t.reserve(cols.size());
-        for (std::size_t i = 0; i < cols.size(); ++i) {
-          if (cols[i] >= 0) {
-            t.push_back(ctx_.join_key(row[static_cast<std::size_t>(cols[i])]));
-          } else if (const auto* c = std::get_if<Value>(&p.rule->head[i])) {
-            t.push_back(ctx_.join_key(*c));
-          } else {
-            return Status(StatusCode::InvalidArgument,
-                          fmt::format("rule '{}': head variable is not bound by its body",
-                                      p.rule->name));
-          }
-        }
-        ++produced;
-        if (!known.contains(t)) target.insert(std::move(t));
-      }
-      if (produced > limits.max_derived_facts) {
-        return max_derived_facts_exceeded(limits);
-      }
-      return Status::OK();
-    };
-    for (const Plan& p : plans) {
-      DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
-      if (iteration == 0 || p.nested) {
-        lookup_.clear_overrides();
-        DATALOG_RETURN_IF_ERROR(run(p));
-        continue;
-      }
-      for (const ast::RuleCall* call : p.recursive_calls) {
-        lookup_.clear_overrides();
-        lookup_.set_override(call, &delta[call->name]);
-        DATALOG_RETURN_IF_ERROR(run(p));
-      }
-    }
-    lookup_.clear_overrides();
+    DATALOG_RETURN_IF_ERROR(derive_iteration(rules, iteration, delta, fresh));
     bool any = false;
     for (auto& [name, set] : fresh) {
       if (!set.empty()) any = true;
       full_[name].merge(set);
     }
-    if (trace) {
-      std::size_t n = 0;
-      for (const auto& [name, set] : fresh) n += set.size();
-      std::string joined;
-      for (const auto& name : names) joined += (joined.empty() ? "" : " ") + name;
-      trace->steps.push_back(TraceStep{fmt::format("rules [{}] iteration {}", joined, iteration + 1),
-                                       "semi-naive", 0, n, 0});
-    }
+    if (trace) trace->steps.push_back(iteration_step(names, iteration, fresh));
     if (static_cast<std::int64_t>(derived_count()) > limits.max_results) {
       return max_results_exceeded(limits);
     }
@@ -159,6 +110,73 @@ Status RuleEvaluator::derive_stratum(const std::vector<std::string>& names, Trac
     delta = std::move(fresh);
     // Sets not refreshed this round are empty deltas.
     for (const auto& n : names) delta[n];
+  }
+  return Status::OK();
+}
+
+std::vector<RuleEvaluator::StratumRule> RuleEvaluator::stratum_rules(const std::set<std::string>& stratum) const {
+  std::vector<StratumRule> out;
+  for (const auto& rule : rules_) {
+    if (!stratum.count(rule.name)) continue;
+    StratumRule r{&rule, {}, false};
+    top_level_calls(rule.body, stratum, r.recursive_calls, r.nested);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Status RuleEvaluator::derive_iteration(const std::vector<StratumRule>& rules, std::int64_t iteration,
+                                       std::map<std::string, TupleSet>& delta,
+                                       std::map<std::string, TupleSet>& fresh) {
+  std::int64_t produced = 0;
+  for (const StratumRule& r : rules) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    if (iteration == 0 || r.nested) {
+      lookup_.clear_overrides();
+      DATALOG_RETURN_IF_ERROR(derive_rule(*r.rule, fresh, produced));
+      continue;
+    }
+    for (const ast::RuleCall* call : r.recursive_calls) {
+      lookup_.clear_overrides();
+      lookup_.set_override(call, &delta[call->name]);
+      DATALOG_RETURN_IF_ERROR(derive_rule(*r.rule, fresh, produced));
+    }
+  }
+  lookup_.clear_overrides();
+  return Status::OK();
+}
+
+Status RuleEvaluator::derive_rule(const ast::Rule& rule, std::map<std::string, TupleSet>& fresh,
+                                  std::int64_t& produced) {
+  Relation result;
+  BodyEvaluator body(ctx_, lookup_, nullptr);
+  DATALOG_RETURN_IF_ERROR(body.evaluate(rule.body, Relation::unit(), &result));
+  std::vector<int> cols;
+  for (const auto& term : rule.head) {
+    const auto* v = std::get_if<ast::Variable>(&term);
+    cols.push_back(v ? result.column(v->name) : -1);
+  }
+  TupleSet& target = fresh[rule.name];
+  const TupleSet& known = full_[rule.name];
+  for (RowView row : result.rows) {
+    Row t;
+    t.reserve(cols.size());
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      if (cols[i] >= 0) {
+        t.push_back(ctx_.join_key(row[static_cast<std::size_t>(cols[i])]));
+      } else if (const auto* c = std::get_if<Value>(&rule.head[i])) {
+        t.push_back(ctx_.join_key(*c));
+      } else {
+        return Status(StatusCode::InvalidArgument,
+                      fmt::format("rule '{}': head variable is not bound by its body", rule.name));
+      }
+    }
+    ++produced;
+    if (!known.contains(t)) target.insert(std::move(t));
+  }
+  const Limits& limits = ctx_.limits();
+  if (produced > limits.max_derived_facts) {
+    return max_derived_facts_exceeded(limits);
   }
   return Status::OK();
 }

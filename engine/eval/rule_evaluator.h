@@ -37,7 +37,19 @@ class RuleEvaluator {
   std::size_t derived_count() const;
 
  private:
+  struct StratumRule;  // rule_evaluator.cpp
+
+  // Derives the rules names (one stratum, lower strata derived) to their fixpoint.
   Status derive_stratum(const std::vector<std::string>& names, Trace* trace);
+  std::vector<StratumRule> stratum_rules(const std::set<std::string>& stratum) const;
+  // One iteration over rules: each body once per call in it to the stratum, that call reading
+  // only delta (once, reading everything, in iteration 0 or for a call nested in an or). The
+  // tuples not yet known go to fresh.
+  Status derive_iteration(const std::vector<StratumRule>& rules, std::int64_t iteration,
+                          std::map<std::string, TupleSet>& delta, std::map<std::string, TupleSet>& fresh);
+  // Evaluates rule's body once (with the overrides lookup_ holds): its head tuples not yet known
+  // go to fresh; produced counts every tuple of the iteration, for the max_derived_facts limit.
+  Status derive_rule(const ast::Rule& rule, std::map<std::string, TupleSet>& fresh, std::int64_t& produced);
 
   EvalContext& ctx_;
   const std::vector<ast::Rule>& rules_;
