@@ -87,46 +87,62 @@ Converted instant_from_sql(sqlite3_value* v, std::string_view what) {
   }
 }
 
-Converted value_from_sql(sqlite3_value* v, sqlite3_value* vtype, const IdentResolver& resolve) {
+namespace {
+
+Converted float_from_sql(sqlite3_value* v) {
+  const double d = sqlite3_value_double(v);
+  if (std::isnan(d)) return fail("cannot store NaN as a value");
+  return ok(Value::floating(d));
+}
+
+Value bytes_from_sql(sqlite3_value* v) {
+  const auto* p = static_cast<const char*>(sqlite3_value_blob(v));
+  return Value::bytes(std::string(p ? p : "", static_cast<std::size_t>(sqlite3_value_bytes(v))));
+}
+
+// Without a vtype: the Datalog value of the SQL value's own type.
+Converted value_of_sql_type(sqlite3_value* v) {
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER: return ok(Value::integer(sqlite3_value_int64(v)));
+    case SQLITE_FLOAT: return float_from_sql(v);
+    case SQLITE_TEXT: return ok(Value::string(std::string(text_of(v))));
+    case SQLITE_BLOB: return ok(bytes_from_sql(v));
+    default: return ok(Value::nil());
+  }
+}
+
+// A reference: an entity as entity_from_sql reads it; integer ids only below the idents' ids.
+Converted ref_from_sql(sqlite3_value* v, const IdentResolver& resolve) {
+  const int type = sqlite3_value_type(v);  // before entity_from_sql reads v
+  std::optional<EntityId> id;
+  std::string error;
+  const store::Status st = entity_from_sql(v, resolve, &id, &error);
+  if (!st.ok()) return fail(st.message());
+  if (!id) return fail(error.empty() ? "unknown entity" : error);
+  if (type != SQLITE_TEXT && !is_application_entity_id(*id)) {
+    return fail(fmt::format("integer entity ids must be below {} (2^52); larger ids belong to idents",
+                            kFirstIdentEntityId));
+  }
+  return ok(Value::ref(*id));
+}
+
+// The value of kind (the vtype column) that v stands for, or why it stands for none.
+Converted value_of_kind(sqlite3_value* v, ValueKind kind, const IdentResolver& resolve) {
   const int type = sqlite3_value_type(v);
-  if (vtype == nullptr || sqlite3_value_type(vtype) == SQLITE_NULL) {
-    switch (type) {
-      case SQLITE_INTEGER: return ok(Value::integer(sqlite3_value_int64(v)));
-      case SQLITE_FLOAT: {
-        const double d = sqlite3_value_double(v);
-        if (std::isnan(d)) return fail("cannot store NaN as a value");
-        return ok(Value::floating(d));
-      }
-      case SQLITE_TEXT: return ok(Value::string(std::string(text_of(v))));
-      case SQLITE_BLOB: {
-        const auto* p = static_cast<const char*>(sqlite3_value_blob(v));
-        return ok(Value::bytes(std::string(p ? p : "", static_cast<std::size_t>(sqlite3_value_bytes(v)))));
-      }
-      default: return ok(Value::nil());
-    }
-  }
-  const std::string_view name = text_of(vtype);
-  const auto kind = kind_from_name(name);
-  if (!kind) {
-    return fail(fmt::format("unknown vtype '{}'; expected one of: {}", name, kind_names_list()));
-  }
   auto mismatch = [&](std::string_view expected) {
     return fail(fmt::format("value {} cannot be stored as {}: expected {}", sql_repr(v),
-                            kind_name(*kind), expected));
+                            kind_name(kind), expected));
   };
-  switch (*kind) {
+  switch (kind) {
     case ValueKind::String:
       if (type != SQLITE_TEXT) return mismatch("TEXT");
       return ok(Value::string(std::string(text_of(v))));
     case ValueKind::Integer:
       if (type != SQLITE_INTEGER) return mismatch("an INTEGER");
       return ok(Value::integer(sqlite3_value_int64(v)));
-    case ValueKind::Float: {
+    case ValueKind::Float:
       if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) return mismatch("a number");
-      const double d = sqlite3_value_double(v);
-      if (std::isnan(d)) return fail("cannot store NaN as a value");
-      return ok(Value::floating(d));
-    }
+      return float_from_sql(v);
     case ValueKind::Boolean:
       if (type == SQLITE_INTEGER && (sqlite3_value_int64(v) == 0 || sqlite3_value_int64(v) == 1)) {
         return ok(Value::boolean(sqlite3_value_int64(v) == 1));
@@ -138,18 +154,8 @@ Converted value_from_sql(sqlite3_value* v, sqlite3_value* vtype, const IdentReso
     case ValueKind::Keyword:
       if (type != SQLITE_TEXT || !is_keyword_text(text_of(v))) return mismatch("TEXT ':name'");
       return ok(Value::keyword(std::string(text_of(v))));
-    case ValueKind::Ref: {
-      std::optional<EntityId> id;
-      std::string error;
-      const store::Status st = entity_from_sql(v, resolve, &id, &error);
-      if (!st.ok()) return fail(st.message());
-      if (!id) return fail(error.empty() ? "unknown entity" : error);
-      if (type != SQLITE_TEXT && !is_application_entity_id(*id)) {
-        return fail(fmt::format("integer entity ids must be below {} (2^52); larger ids belong to idents",
-                                kFirstIdentEntityId));
-      }
-      return ok(Value::ref(*id));
-    }
+    case ValueKind::Ref:
+      return ref_from_sql(v, resolve);
     case ValueKind::Instant:
       return instant_from_sql(v, "an instant value");
     case ValueKind::Uuid: {
@@ -159,16 +165,25 @@ Converted value_from_sql(sqlite3_value* v, sqlite3_value* vtype, const IdentReso
       return ok(Value::uuid(*u));
     }
     case ValueKind::Bytes:
-      if (type == SQLITE_BLOB || type == SQLITE_TEXT) {
-        const auto* p = static_cast<const char*>(sqlite3_value_blob(v));
-        return ok(Value::bytes(std::string(p ? p : "", static_cast<std::size_t>(sqlite3_value_bytes(v)))));
-      }
+      if (type == SQLITE_BLOB || type == SQLITE_TEXT) return ok(bytes_from_sql(v));
       return mismatch("a BLOB");
     case ValueKind::Nil:
       if (type != SQLITE_NULL) return mismatch("NULL");
       return ok(Value::nil());
   }
   return fail("unknown value kind");
+}
+
+}  // namespace
+
+Converted value_from_sql(sqlite3_value* v, sqlite3_value* vtype, const IdentResolver& resolve) {
+  if (vtype == nullptr || sqlite3_value_type(vtype) == SQLITE_NULL) return value_of_sql_type(v);
+  const std::string_view name = text_of(vtype);
+  const auto kind = kind_from_name(name);
+  if (!kind) {
+    return fail(fmt::format("unknown vtype '{}'; expected one of: {}", name, kind_names_list()));
+  }
+  return value_of_kind(v, *kind, resolve);
 }
 
 std::vector<Value> equal_candidates(sqlite3_value* v, std::optional<ValueKind> kind,
