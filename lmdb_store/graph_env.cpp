@@ -201,65 +201,10 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
   // An index commits without syncing when a crash of the system can be detected (sync_marker.h);
   // a private temporary one always (it does not outlive the process).
   nosync_ = delete_on_close_ || !SyncMarker::boot_id().empty();
-  const bool writable = ::access(path.c_str(), F_OK) != 0 || ::access(path.c_str(), W_OK) == 0;
-  if (!delete_on_close_ && nosync_ && writable) {
-    marker_ = std::make_unique<SyncMarker>(path);
-    bool removed = false;
-    DATALOG_RETURN_IF_ERROR(marker_->remove_if_unsafe(path, &removed));
-    if (removed && !options.create) {
-      return Status(StatusCode::CantOpen,
-                    fmt::format("graph file '{}' was written without a sync before the system "
-                                "restarted and has been removed (it is rebuilt from the log)", path));
-    }
-  }
-  FileId id;
+  DATALOG_RETURN_IF_ERROR(remove_if_unsynced(path, options));
   off_t size = 0;
-  const bool exists = file_id(path, &id, &size);
-  if (exists) {
-    struct stat st {};
-    ::stat(path.c_str(), &st);
-    if (S_ISDIR(st.st_mode)) {
-      return Status(StatusCode::CantOpen, fmt::format("graph path '{}' is a directory", path));
-    }
-    read_only_ = ::access(path.c_str(), W_OK) != 0;
-    if (size == 0 && !options.create) {
-      return Status(StatusCode::NotAGraph, fmt::format("file '{}' is empty, not a graph", path));
-    }
-    if (size > 0 && !looks_like_lmdb(path)) {
-      return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
-    }
-  }
-  const std::string lock_path = path + "-lock";
-  const bool lock_existed = ::access(lock_path.c_str(), F_OK) == 0;
-  int rc = mdb_env_create(&env_);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "mdb_env_create");
-  mdb_env_set_userctx(env_, this);           // page_fault_guard.h finds the GraphEnv
-  mdb_env_set_assert(env_, on_lmdb_assert);  // and turns LMDB's assertions into faults
-  mdb_env_set_maxdbs(env_, kMaxTables);
-  mdb_env_set_maxreaders(env_, kMaxReaders);
-  std::size_t map = options.initial_map_bytes ? options.initial_map_bytes : kDefaultMapBytes;
-  if (static_cast<std::size_t>(size) * 2 > map) map = static_cast<std::size_t>(size) * 2;
-  mdb_env_set_mapsize(env_, map);
-  unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD;
-  if (read_only_) flags |= MDB_RDONLY;
-  if (nosync_ && !read_only_) flags |= MDB_NOSYNC;
-  rc = mdb_env_open(env_, path.c_str(), flags, 0644);
-  if (rc != MDB_SUCCESS) {
-    mdb_env_close(env_);
-    env_ = nullptr;
-    if (!lock_existed) ::unlink(lock_path.c_str());
-    if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH) {
-      return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
-    }
-    if (rc == EACCES || rc == EROFS) {
-      return Status(StatusCode::ReadOnly,
-                    fmt::format("cannot open graph '{}': {} (the graph and its -lock file need "
-                                "write access for locking)",
-                                path, mdb_strerror(rc)));
-    }
-    return Status(StatusCode::CantOpen,
-                  fmt::format("cannot open graph '{}': {}", path, mdb_strerror(rc)));
-  }
+  DATALOG_RETURN_IF_ERROR(check_existing_file(path, options, &size));
+  DATALOG_RETURN_IF_ERROR(open_lmdb(path, options, size));
   DATALOG_RETURN_IF_ERROR(check_not_truncated());
   int fd = -1;
   struct stat opened {};
@@ -278,6 +223,70 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
     }
   }
   return init_tables();
+}
+
+Status GraphEnv::remove_if_unsynced(const std::string& path, const OpenOptions& options) {
+  const bool writable = ::access(path.c_str(), F_OK) != 0 || ::access(path.c_str(), W_OK) == 0;
+  if (delete_on_close_ || !nosync_ || !writable) return Status::OK();
+  marker_ = std::make_unique<SyncMarker>(path);
+  bool removed = false;
+  DATALOG_RETURN_IF_ERROR(marker_->remove_if_unsafe(path, &removed));
+  if (removed && !options.create) {
+    return Status(StatusCode::CantOpen,
+                  fmt::format("graph file '{}' was written without a sync before the system "
+                              "restarted and has been removed (it is rebuilt from the log)", path));
+  }
+  return Status::OK();
+}
+
+Status GraphEnv::check_existing_file(const std::string& path, const OpenOptions& options, off_t* size) {
+  FileId id;
+  if (!file_id(path, &id, size)) return Status::OK();
+  struct stat st {};
+  ::stat(path.c_str(), &st);
+  if (S_ISDIR(st.st_mode)) {
+    return Status(StatusCode::CantOpen, fmt::format("graph path '{}' is a directory", path));
+  }
+  read_only_ = ::access(path.c_str(), W_OK) != 0;
+  if (*size == 0 && !options.create) {
+    return Status(StatusCode::NotAGraph, fmt::format("file '{}' is empty, not a graph", path));
+  }
+  if (*size > 0 && !looks_like_lmdb(path)) {
+    return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
+  }
+  return Status::OK();
+}
+
+Status GraphEnv::open_lmdb(const std::string& path, const OpenOptions& options, off_t size) {
+  const std::string lock_path = path + "-lock";
+  const bool lock_existed = ::access(lock_path.c_str(), F_OK) == 0;
+  int rc = mdb_env_create(&env_);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "mdb_env_create");
+  mdb_env_set_userctx(env_, this);           // page_fault_guard.h finds the GraphEnv
+  mdb_env_set_assert(env_, on_lmdb_assert);  // and turns LMDB's assertions into faults
+  mdb_env_set_maxdbs(env_, kMaxTables);
+  mdb_env_set_maxreaders(env_, kMaxReaders);
+  std::size_t map = options.initial_map_bytes ? options.initial_map_bytes : kDefaultMapBytes;
+  if (static_cast<std::size_t>(size) * 2 > map) map = static_cast<std::size_t>(size) * 2;
+  mdb_env_set_mapsize(env_, map);
+  unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD;
+  if (read_only_) flags |= MDB_RDONLY;
+  if (nosync_ && !read_only_) flags |= MDB_NOSYNC;
+  rc = mdb_env_open(env_, path.c_str(), flags, 0644);
+  if (rc == MDB_SUCCESS) return Status::OK();
+  mdb_env_close(env_);
+  env_ = nullptr;
+  if (!lock_existed) ::unlink(lock_path.c_str());
+  if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH) {
+    return Status(StatusCode::NotAGraph, fmt::format("file '{}' is not a graph", path));
+  }
+  if (rc == EACCES || rc == EROFS) {
+    return Status(StatusCode::ReadOnly,
+                  fmt::format("cannot open graph '{}': {} (the graph and its -lock file need "
+                              "write access for locking)",
+                              path, mdb_strerror(rc)));
+  }
+  return Status(StatusCode::CantOpen, fmt::format("cannot open graph '{}': {}", path, mdb_strerror(rc)));
 }
 
 Status GraphEnv::usage(Usage* out) const {

@@ -152,6 +152,12 @@ class GraphEnv {
  private:
   GraphEnv() = default;
   Status open_file(const std::string& path, const OpenOptions& options);
+  // open_file's steps: an index written without a sync before the system restarted is removed
+  // (sync_marker.h); a file already there must be an LMDB file (*size: its size, else 0); then
+  // LMDB opens it, a refusal mapped to a status.
+  Status remove_if_unsynced(const std::string& path, const OpenOptions& options);
+  Status check_existing_file(const std::string& path, const OpenOptions& options, off_t* size);
+  Status open_lmdb(const std::string& path, const OpenOptions& options, off_t size);
   Status init_tables();
   Status check_not_truncated() const;
   std::uint64_t used_bytes() const;  // the pages in use, by the newest meta page
