@@ -135,7 +135,7 @@ def test_an_index_that_comes_with_a_copied_database_is_rebuilt_not_read(pristine
     assert out.stdout == expected
 
 
-def test_a_page_that_sends_lmdb_into_an_endless_loop_costs_one_statement(pristine, tmp_path):
+def test_a_page_that_sends_lmdb_into_an_endless_loop_costs_a_rebuild_not_a_hang(pristine, tmp_path):
     """No signal comes out of a loop: the stuck-call watchdog (lmdb_store/stuck_call_watchdog.h)
     stops the LMDB call after 2 s of its thread's CPU time, and the index is rebuilt from the
     log. Without it the child never ends (the 120 s timeout fails the test)."""
