@@ -57,12 +57,16 @@ struct TxInfo {
 Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::optional<TxInfo>* out);
 // Transaction times from the transaction table, for decoding keys whose vf is their
 // transaction's time (datom_layout.h), with a small cache: a scan meets the records of a few
-// transactions again and again. Bound to one LMDB transaction (reset() when it changes).
+// transactions again and again. Bound to one LMDB transaction (reset() when it changes). On a
+// read snapshot, give the graph's ReadCache: its times outlive the scan (a point query per call).
 class IndexTxTimes final : public TxTimes {
  public:
   IndexTxTimes(MDB_txn* txn, const Tables& t) : txn_(txn), t_(&t) {}
-  void reset(MDB_txn* txn) {
+  // committed: only when txn is a read snapshot (a write transaction's state may still go away).
+  void reset(MDB_txn* txn, const ReadCache* committed = nullptr) {
     txn_ = txn;
+    committed_ = committed;
+    state_ = committed ? mdb_txn_id(txn) : 0;
     slots_.fill(Slot{});
   }
   bool time_of(std::uint64_t tx, std::int64_t* ms) override;
@@ -74,6 +78,8 @@ class IndexTxTimes final : public TxTimes {
   };
   MDB_txn* txn_;
   const Tables* t_;
+  const ReadCache* committed_ = nullptr;
+  std::uint64_t state_ = 0;  // the snapshot's committed state, for committed_
   std::array<Slot, 64> slots_{};
 };
 

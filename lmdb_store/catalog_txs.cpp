@@ -31,9 +31,14 @@ bool IndexTxTimes::time_of(std::uint64_t tx, std::int64_t* ms) {
     *ms = slot.ms;
     return true;
   }
+  if (committed_ && committed_->tx_time(state_, tx, ms)) {
+    slot = Slot{tx, *ms};
+    return true;
+  }
   std::optional<TxInfo> info;
   if (!read_tx_info(txn_, *t_, tx, &info).ok() || !info) return false;
   slot = Slot{tx, info->time_ms};
+  if (committed_) committed_->remember_tx_time(state_, tx, info->time_ms);
   *ms = info->time_ms;
   return true;
 }

@@ -89,6 +89,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
   cursors_ = cursors;
   env_ = &env;
   times_.emplace(txn, env.tables());
+  times_->reset(txn, committed_);
   index_ = index;
   resume_.assign(start_key);
   end_.assign(end_key);
@@ -103,7 +104,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
 
 Status DatomScan::reposition(MDB_txn* txn) {
   txn_ = txn;
-  if (times_) times_->reset(txn);
+  if (times_) times_->reset(txn, committed_);
   if (pos_ >= count_) return fill();
   return Status::OK();
 }

@@ -68,6 +68,10 @@ class DatomScan {
   // Leaves datoms' values nil where that saves decoding them (decode_datom's skip_value); for
   // readers that never look at values. Holds for the scans started after it.
   void set_skip_values(bool skip) { skip_values_ = skip; }
+  // The graph's cache of committed transaction times (read_cache.h), for scans of read
+  // snapshots only; null (the default) reads them from each transaction. Holds for the scans
+  // started after it.
+  void set_committed_cache(const ReadCache* cache) { committed_ = cache; }
   bool at_end() const { return pos_ >= count_ && exhausted_; }
   const Datom& datom() const { return ready_[pos_]; }
   Datom& take_datom() { return ready_[pos_]; }  // for the caller to move from; next() replaces it
@@ -110,6 +114,7 @@ class DatomScan {
   bool skip_values_ = false;
   ValueMemo memo_;  // AVET scans: the last text value decoded
   std::optional<IndexTxTimes> times_;  // for records valid from their transaction's time
+  const ReadCache* committed_ = nullptr;
 };
 
 }  // namespace datalog::store

@@ -13,9 +13,11 @@ namespace datalog::store {
 // fixed parts the ranges do not cover are filtered here.
 class FilteredScan final : public DatomCursor {
  public:
+  // committed: the graph's cache when txn is a read snapshot (DatomScan::set_committed_cache).
   // cursors: the snapshot's, when txn is a read snapshot that outlives this scan's use.
   Status start(GraphEnv& env, MDB_txn* txn, const DatomFilter& f, const ScanPlan& plan,
-               const TimeView& view, SnapshotCursors* cursors = nullptr) {
+               const TimeView& view, const ReadCache* committed, SnapshotCursors* cursors = nullptr) {
+    scan_.set_committed_cache(committed);
     env_ = &env;
     txn_ = txn;
     cursors_ = cursors;
@@ -103,7 +105,7 @@ GraphAccess::~GraphAccess() = default;
 Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
                                 std::unique_ptr<DatomCursor>* out) {
   auto cursor = std::make_unique<FilteredScan>();
-  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, plan_for(f), bounded(view)));
+  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, plan_for(f), bounded(view), committed_cache()));
   *out = std::move(cursor);
   return Status::OK();
 }
@@ -125,7 +127,7 @@ Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
     ~Release() { if (in_use) *in_use = false; }
   } release{own ? nullptr : &spare_in_use_};
   // The scan ends within this call, so it may read through the snapshot's kept cursors.
-  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, plan_for(f), bounded(view),
+  DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, plan_for(f), bounded(view), committed_cache(),
                                    writer_ ? nullptr : &snapshot_cursors_));
   while (!s->at_end()) {
     if (!each(s->datom())) return Status::OK();

@@ -68,6 +68,7 @@ class GraphAccess final : public GraphWriter {
 
  private:
   MDB_txn* txn() const { return writer_ ? writer_->read_txn() : snapshot_; }
+  const ReadCache* committed_cache() const { return writer_ ? nullptr : &env_.read_cache(); }
   Status need_writer() const;
   const GraphStats& graph_stats();
   ScanPlan plan_for(const DatomFilter& filter);  // scan_plan.h: the index, its cost and rows

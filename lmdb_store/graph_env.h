@@ -148,6 +148,7 @@ class GraphEnv {
 
   // Idents and statistics that readers of this graph share (read_cache.h).
   ReadCache& read_cache() { return read_cache_; }
+  const ReadCache& read_cache() const { return read_cache_; }
 
  private:
   GraphEnv() = default;

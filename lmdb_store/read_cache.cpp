@@ -123,4 +123,21 @@ void ReadCache::remember_attribute_stats(std::uint64_t txn_id, EntityId a, const
   if (attribute_stats_.size() < kMaxIdents) attribute_stats_.emplace(a, s);
 }
 
+bool ReadCache::tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t* ms) const {
+  const ThreadCopy& mine = thread_copy();
+  const ThreadCopy::TxTime& slot = mine.tx_times[tx % mine.tx_times.size()];
+  if (mine.times_txn_id != txn_id || slot.tx != tx || tx == 0) return false;
+  *ms = slot.ms;
+  return true;
+}
+
+void ReadCache::remember_tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t ms) const {
+  ThreadCopy& mine = thread_copy();
+  if (mine.times_txn_id != txn_id) {
+    mine.times_txn_id = txn_id;
+    mine.tx_times.fill({});
+  }
+  mine.tx_times[tx % mine.tx_times.size()] = {tx, ms};
+}
+
 }  // namespace datalog::store

@@ -8,9 +8,14 @@
 //   entity of every value it reaches, leaves included; those misses are kept per state too.
 // - Planner statistics of one committed state: LMDB gives every committed state a transaction
 //   id (mdb_txn_id), so statistics read at that id hold for any snapshot with the same id.
+// - Transaction times of one committed state, per thread: a record valid from its transaction's
+//   time is decoded with a lookup in the transaction table, which a point query would otherwise
+//   repeat on every call. Keyed by state, not by transaction alone: the number of a transaction
+//   that never committed goes to the next one, with another time.
 // Thread safety: all members are safe to call from any thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
@@ -55,6 +60,10 @@ class ReadCache {
   void remember_graph_stats(std::uint64_t txn_id, const GraphStats& s);
   void remember_attribute_stats(std::uint64_t txn_id, EntityId a, const AttributeStats& s);
 
+  // Transaction tx's wall time in the committed state txn_id, when this thread has read it.
+  bool tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t* ms) const;
+  void remember_tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t ms) const;
+
  private:
   // Bounds memory on graphs with very many idents: the maps start over when full.
   static constexpr std::size_t kMaxIdents = 1 << 20;
@@ -70,6 +79,12 @@ class ReadCache {
     std::uint64_t stats_txn_id = 0;
     std::optional<GraphStats> graph_stats;
     std::unordered_map<EntityId, AttributeStats> attribute_stats;
+    struct TxTime {
+      std::uint64_t tx = 0;  // 0: empty (no datom has transaction 0)
+      std::int64_t ms = 0;
+    };
+    std::uint64_t times_txn_id = 0;
+    std::array<TxTime, 1024> tx_times{};  // direct-mapped by transaction number
     // Forgets the statistics of another committed state.
     void switch_state(std::uint64_t txn_id) {
       if (txn_id == stats_txn_id) return;

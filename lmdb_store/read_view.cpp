@@ -75,6 +75,7 @@ Status ReadView::tx_as_of_time(std::int64_t ms, std::uint64_t* tx) const {
 
 Status ReadView::start_scan(DatomScan& scan, ScanIndex index, const KeyRange& range,
                             const TimeView& view, DatomScan::ReadAhead read_ahead) const {
+  scan.set_committed_cache(shared_);  // set only on a snapshot
   return scan.start(*env_, txn_, index_of(index), range.from, range.to, view, read_ahead);
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lmdb_store/graph_access.h"
@@ -362,4 +363,41 @@ TEST_CASE("graph access: a scan in value order finds the facts of entity order",
 }
 
 }  // namespace
+
+TEST_CASE("graph access: a transaction number that comes back with another time reads the new time",
+          "[scan]") {
+  // Readers keep transaction times across queries (read_cache.h). A rebuilt index numbers its
+  // transactions from 1 again, with later times: a time kept for the old state must not answer.
+  TempDir dir;
+  auto env = open_graph(dir.file("times.graph"));
+  auto valid_from_seen = [&] {
+    ReadSnapshot r(*env);
+    GraphAccess access(*env, r.txn());
+    DatomFilter by_entity;
+    by_entity.e = 1;
+    std::vector<std::int64_t> seen;
+    require_ok(access.scan(by_entity, any_time(), [&](const Datom& d) {
+      seen.push_back(d.valid_from);
+      return true;
+    }));
+    return seen;
+  };
+  std::unique_ptr<WriteTxn> first = begin_write(env);
+  const std::int64_t first_time = first->tx_time_ms();
+  require_ok(first->assert_fact(1, kA, Value::integer(10), first_time, kForever));
+  require_ok(first->commit());
+  REQUIRE(valid_from_seen() == std::vector<std::int64_t>{first_time});
+  REQUIRE(valid_from_seen() == std::vector<std::int64_t>{first_time});  // now from the cache
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::unique_ptr<WriteTxn> again = begin_write(env);
+  require_ok(again->clear_index());
+  const std::int64_t again_time = again->tx_time_ms();
+  REQUIRE(again->tx() == 1);
+  REQUIRE(again_time > first_time);
+  require_ok(again->assert_fact(1, kA, Value::integer(10), again_time, kForever));
+  require_ok(again->commit());
+  CHECK(valid_from_seen() == std::vector<std::int64_t>{again_time});
+}
+
 }  // namespace datalog::store::testing
