@@ -1,7 +1,7 @@
 // bench/workload_bench.cpp: Minigraf's benchmark groups (WORKLOADS.md) on sqlite-datalog through
 // SQL, against the same data and questions on plain SQLite, in one run; writes one JSON file.
 //
-//   build/bench/workload_bench [--quick] [--out FILE] [--dir DIR] [--only TEXT]
+//   build/bench/workload_bench [--quick] [--out FILE] [--dir DIR] [--only TEXT] [--size N]
 //
 //   --quick  small sizes and few repetitions (CI smoke run, under a minute)
 //   --out    the JSON file (default: stdout)
@@ -10,6 +10,8 @@
 //   --concurrency-seconds S   how long each reader/writer configuration runs (default 2, quick 0.2)
 //   --only   run only the parts whose "group/workload" contains TEXT (writes, open, concurrent,
 //            bulk_load, memory and fsync are parts too)
+//   --size   run the selected query workloads at N facts only, for sizes the report leaves out:
+//            `--only query/ --size 10000000` (the report is rendered from runs without it)
 //
 // What it measures, and how the baseline is built: bench/README.md and docs/BENCHMARKS.md.
 // bench/run.sh builds it, runs it and renders the report and the plots.
@@ -52,6 +54,7 @@ struct Options {
   std::string dir = "bench-scratch";
   std::string only;
   double concurrency_seconds = 0;  // 0: the mode's default
+  long long size = 0;  // > 0: the query workloads at this size only (10M is beyond the report's)
 };
 
 bool selected(const Options& o, const std::string& what) {
@@ -134,7 +137,9 @@ std::vector<Stage> plan_stages(const Options& o) {
   std::vector<Stage> stages;
   for (const QueryWorkload& w : query_workloads()) {
     const bool wanted = selected(o, w.group + "/" + w.name);
-    for (const long long n : o.quick ? w.quick_sizes : w.sizes) {
+    const std::vector<long long> sizes = o.size > 0 ? std::vector<long long>{o.size}
+                                         : o.quick ? w.quick_sizes : w.sizes;
+    for (const long long n : sizes) {
       if (!wanted && !(w.fixture.id == "populate" && populate_needed(o, n))) continue;
       auto it = std::find_if(stages.begin(), stages.end(), [&](const Stage& s) {
         return s.fixture.id == w.fixture.id && s.n == n;
@@ -267,10 +272,12 @@ int main(int argc, char** argv) {
       o.concurrency_seconds = std::stod(value());
     } else if (args[i] == "--only") {
       o.only = value();
+    } else if (args[i] == "--size") {
+      o.size = std::stoll(value());
     } else {
       bench::die("unknown argument " + args[i] +
                  " (usage: workload_bench [--quick] [--out FILE] [--dir DIR] [--only TEXT] "
-                 "[--concurrency-seconds S])");
+                 "[--size N] [--concurrency-seconds S])");
     }
   }
   return bench::run(o);
