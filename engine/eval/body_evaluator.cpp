@@ -9,6 +9,7 @@
 #include "engine/eval/closure.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/join_planner.h"
+#include "engine/eval/name_map.h"
 #include "engine/eval/temporal_metadata.h"
 
 namespace datalog::eval {
@@ -75,31 +76,35 @@ std::vector<std::vector<std::size_t>> independent_parts(const std::vector<ast::C
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  std::unordered_map<std::string, std::size_t> first_user;
+  std::vector<std::vector<std::string>> names(clauses.size());
+  NameMap<std::size_t> first_user;  // the first clause to name each variable
   constexpr std::size_t kInput = static_cast<std::size_t>(-1);
   std::size_t input_part = kInput;
   for (std::size_t i = 0; i < clauses.size(); ++i) {
-    std::vector<std::string> names = clause_variables(clauses[i]);
+    names[i] = clause_variables(clauses[i]);
     // A temporal pseudo-pattern reads the metadata of the real pattern on the same entity, a
     // constant one too ([:a :job ?j] [:a :db/valid-from ?f]): the same part.
     if (const auto* p = std::get_if<ast::Pattern>(&clauses[i].node); p && std::holds_alternative<Value>(p->e)) {
-      names.push_back("#entity " + entity_key(p->e));
+      names[i].push_back("#entity " + entity_key(p->e));
     }
-    for (const std::string& v : names) {
+    for (const std::string& v : names[i]) {
       if (input.binds(v)) {
         if (input_part == kInput) input_part = i;
         parent[root(i)] = root(input_part);
       }
-      const auto [it, fresh] = first_user.emplace(v, i);
-      if (!fresh) parent[root(i)] = root(it->second);
+      if (const std::size_t* user = first_user.find(v)) parent[root(i)] = root(*user);
+      else first_user.insert(v, i);
     }
   }
   std::vector<std::vector<std::size_t>> parts;
-  std::unordered_map<std::size_t, std::size_t> part_of_root;
+  std::vector<std::size_t> part_of_root(clauses.size(), kInput);
   for (std::size_t i = 0; i < clauses.size(); ++i) {
-    const auto [it, fresh] = part_of_root.emplace(root(i), parts.size());
-    if (fresh) parts.emplace_back();
-    parts[it->second].push_back(i);
+    std::size_t& part = part_of_root[root(i)];
+    if (part == kInput) {
+      part = parts.size();
+      parts.emplace_back();
+    }
+    parts[part].push_back(i);
   }
   if (input_part != kInput) {
     const std::size_t first = part_of_root[root(input_part)];
@@ -186,7 +191,7 @@ Status BodyEvaluator::evaluate_part(const std::vector<ast::Clause>& clauses, con
     PlanStep best;
     DATALOG_RETURN_IF_ERROR(planner.next(rel, done, &best));
     DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
-                                  best.hash_join ? "hash" : best.access,
+                                  best.hash_join ? std::string_view("hash") : best.access,
                                   static_cast<int>(best.index), best.v_ranges, in_range));
     done[best.index] = true;
     --remaining;
@@ -196,11 +201,12 @@ Status BodyEvaluator::evaluate_part(const std::vector<ast::Clause>& clauses, con
 }
 
 Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
-                            const std::string& access, int order,
+                            std::string_view access, int order,
                             const std::vector<ValueRange>& v_ranges,
                             std::vector<std::string>& in_range) {
   Status st;
-  std::string shown_access = access;
+  std::string_view shown_access = access;  // for the trace
+  bool values_in_range = false;
   if (const auto* p = std::get_if<ast::Pattern>(&clause.node); p && is_pseudo_pattern(*p)) {
     st = apply_pseudo_pattern(ctx_, *p, rel);
     shown_access = "temporal metadata";
@@ -212,7 +218,7 @@ Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth,
     st = apply_pattern(*p, rel, access == "hash", order, v_ranges);
     if (st.ok() && binds_v && !v_ranges.empty()) in_range.push_back(v->name);
     if (access == "hash") shown_access = "hash join (one scan)";
-    if (!v_ranges.empty()) shown_access += ", values in range";
+    values_in_range = !v_ranges.empty();
   } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) {
     st = apply_expression(*e, rel, in_range);
   } else if (const auto* n = std::get_if<ast::Not>(&clause.node)) {
@@ -229,7 +235,9 @@ Status BodyEvaluator::apply(const ast::Clause& clause, Relation& rel, int depth,
       as_written.name = rule_name_as_written(call->name);
       text = format_clause(ast::Clause{as_written});
     }
-    trace_->steps.push_back(TraceStep{std::move(text), shown_access, estimate, rel.rows.size(), depth});
+    std::string shown(shown_access);
+    if (values_in_range) shown += ", values in range";
+    trace_->steps.push_back(TraceStep{std::move(text), std::move(shown), estimate, rel.rows.size(), depth});
   }
   return st;
 }

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/ast.h"
@@ -48,7 +49,7 @@ class BodyEvaluator {
   // in_range: the variables of rel whose values a pattern's scan held to the value ranges of
   // the body's comparisons on them (value_ranges.h); apply adds to it.
   Status apply(const ast::Clause& clause, Relation& rel, int depth, double estimate,
-               const std::string& access, int order, const std::vector<ValueRange>& v_ranges,
+               std::string_view access, int order, const std::vector<ValueRange>& v_ranges,
                std::vector<std::string>& in_range);
   Status apply_pattern(const ast::Pattern& p, Relation& rel, bool hash_join, int order,
                        const std::vector<ValueRange>& v_ranges);

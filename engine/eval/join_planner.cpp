@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
 
 #include "engine/eval/body_evaluator.h"
 #include "engine/eval/expression_eval.h"
+#include "engine/eval/name_map.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/eval/value_ranges.h"
 
@@ -23,9 +23,10 @@ JoinPlanner::JoinPlanner(EvalContext& ctx, const DerivedLookup& derived,
 
 Status JoinPlanner::next(const Relation& rel, const std::vector<bool>& done, PlanStep* step) const {
   // Variables that clauses still to run can bind.
-  std::unordered_set<std::string> bindable;
+  NameMap<bool> bindable;
   for (std::size_t i = 0; i < clauses_.size(); ++i) {
-    if (!done[i]) bindable.insert(binds_[i].begin(), binds_[i].end());
+    if (done[i]) continue;
+    for (const std::string& name : binds_[i]) bindable.insert(name, true);
   }
   const double rows = static_cast<double>(rel.rows.size());
   PlanStep best;

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/ast.h"
@@ -35,7 +36,7 @@ struct PlanStep {
   double cost = kUnready;        // kUnready: nothing was ready (the "last resort" step)
   double estimate = 0;           // rows expected after the step
   bool hash_join = false;        // a pattern: one scan hashed on the shared variables
-  std::string access;            // "filter", "hash join (one scan)", "index lookup per row", ...
+  std::string_view access;       // "filter", "hash join (one scan)", "index lookup per row", ...
   std::vector<ValueRange> v_ranges;  // a pattern's value bounds from the body's comparisons
 };
 

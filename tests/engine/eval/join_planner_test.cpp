@@ -64,7 +64,7 @@ std::vector<std::string> plan_of(const std::string& query, Relation rel = Relati
     REQUIRE(planner.next(rel, done, &step).ok());
     REQUIRE_FALSE(done[step.index]);
     done[step.index] = true;
-    steps.push_back(std::to_string(step.index) + " " + step.access);
+    steps.push_back(std::to_string(step.index) + " " + std::string(step.access));
     // Bind what the clause binds, with as many rows as estimated (at least one).
     for (const std::string& v : clause_binds(q.where[step.index])) {
       if (!rel.binds(v)) rel.vars.push_back(v);
