@@ -77,18 +77,13 @@ Status JoinPlanner::next(const Relation& rel, const std::vector<bool>& done, Pla
     } else if (const auto* call = std::get_if<ast::RuleCall>(&clause.node)) {
       cost_rule_call(*call, rel, &c);
     } else if (const auto* o = std::get_if<ast::Or>(&clause.node)) {
-      bool ready = true;
-      if (o->is_join) {
-        // Join variables another clause can still bind wait for it.
-        for (const auto& v : o->join_vars) {
-          if (!rel.binds(v.name) && bindable.count(v.name) > 1) ready = false;
-        }
-      }
-      if (ready) {
-        c.cost = 50.0 + rows * static_cast<double>(o->branches.size()) * kSeekCost;
-        c.estimate = rows;
-        c.access = "union of branches";
-      }
+      // Ready at once: its branches read what is bound so far, and an or-join's unbound join
+      // variables come out of them. Its cost grows with the rows, so a selective pattern that
+      // binds a join variable still goes first; unbound, a few selective branches beat probing
+      // them once per row of a large scan.
+      c.cost = 50.0 + rows * static_cast<double>(o->branches.size()) * kSeekCost;
+      c.estimate = rows;
+      c.access = "union of branches";
     }
     if (c.cost < best.cost) best = std::move(c);
   }

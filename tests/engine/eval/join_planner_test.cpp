@@ -119,6 +119,14 @@ TEST_CASE("join planner: a pattern sharing nothing waits while anything else can
   CHECK(steps[2] == "1 cross product");
 }
 
+TEST_CASE("join planner: an or-join runs before a large scan that binds its join variable",
+          "[planner]") {
+  // Its branches are selective; probing them once per :person/name fact would cost a million.
+  CHECK(plan_of("(query [:find ?n :where [?e :person/name ?n] "
+                "(or-join [?e] [?e :person/admin true] [:alice :person/boss ?e])])") ==
+        std::vector<std::string>{"1 union of branches", "0 index lookup per row"});
+}
+
 TEST_CASE("join planner: with nothing ready, the first clause left runs, to say why", "[planner]") {
   CHECK(plan_of("(query [:find ?x :where [(> ?x 1)]])") == std::vector<std::string>{"0 last resort"});
 }
