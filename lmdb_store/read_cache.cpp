@@ -1,5 +1,6 @@
 #include "lmdb_store/read_cache.h"
 
+#include <array>
 #include <atomic>
 
 namespace datalog::store {
@@ -123,21 +124,47 @@ void ReadCache::remember_attribute_stats(std::uint64_t txn_id, EntityId a, const
   if (attribute_stats_.size() < kMaxIdents) attribute_stats_.emplace(a, s);
 }
 
+namespace {
+
+// A thread's transaction times, direct-mapped by transaction number, for one cache and one
+// committed state at a time. Moving to another state or graph starts a new generation instead of
+// clearing the slots, so a thread that reads two graphs in turn pays nothing for the switch.
+struct ThreadTxTimes {
+  struct Slot {
+    std::uint64_t generation = 0, tx = 0;
+    std::int64_t ms = 0;
+  };
+  std::uint64_t cache_id = 0, txn_id = 0, generation = 1;
+  std::array<Slot, 1024> slots{};
+
+  Slot& slot(std::uint64_t tx) { return slots[tx % slots.size()]; }
+  bool holds(std::uint64_t cache, std::uint64_t state) const { return cache_id == cache && txn_id == state; }
+};
+
+ThreadTxTimes& thread_tx_times() {
+  thread_local ThreadTxTimes times;
+  return times;
+}
+
+}  // namespace
+
 bool ReadCache::tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t* ms) const {
-  const ThreadCopy& mine = thread_copy();
-  const ThreadCopy::TxTime& slot = mine.tx_times[tx % mine.tx_times.size()];
-  if (mine.times_txn_id != txn_id || slot.tx != tx || tx == 0) return false;
+  ThreadTxTimes& mine = thread_tx_times();
+  if (!mine.holds(id_, txn_id)) return false;
+  const ThreadTxTimes::Slot& slot = mine.slot(tx);
+  if (slot.generation != mine.generation || slot.tx != tx) return false;
   *ms = slot.ms;
   return true;
 }
 
 void ReadCache::remember_tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t ms) const {
-  ThreadCopy& mine = thread_copy();
-  if (mine.times_txn_id != txn_id) {
-    mine.times_txn_id = txn_id;
-    mine.tx_times.fill({});
+  ThreadTxTimes& mine = thread_tx_times();
+  if (!mine.holds(id_, txn_id)) {
+    mine.cache_id = id_;
+    mine.txn_id = txn_id;
+    ++mine.generation;
   }
-  mine.tx_times[tx % mine.tx_times.size()] = {tx, ms};
+  mine.slot(tx) = {mine.generation, tx, ms};
 }
 
 }  // namespace datalog::store

@@ -15,7 +15,6 @@
 // Thread safety: all members are safe to call from any thread.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
@@ -79,12 +78,6 @@ class ReadCache {
     std::uint64_t stats_txn_id = 0;
     std::optional<GraphStats> graph_stats;
     std::unordered_map<EntityId, AttributeStats> attribute_stats;
-    struct TxTime {
-      std::uint64_t tx = 0;  // 0: empty (no datom has transaction 0)
-      std::int64_t ms = 0;
-    };
-    std::uint64_t times_txn_id = 0;
-    std::array<TxTime, 1024> tx_times{};  // direct-mapped by transaction number
     // Forgets the statistics of another committed state.
     void switch_state(std::uint64_t txn_id) {
       if (txn_id == stats_txn_id) return;
