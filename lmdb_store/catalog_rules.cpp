@@ -55,7 +55,7 @@ bool visible(const RuleRecord& r, std::uint64_t through) {
 Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what,
                      const std::function<void(std::string_view key, RuleRecord& r)>& visit) {
   MDB_cursor* cursor = nullptr;
-  int rc = mdb_cursor_open(txn, t.rules, &cursor);
+  int rc = mdb::cursor_open(txn, t.rules, &cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, what);
   MDB_val k, v;
   RuleRecord r;

@@ -65,7 +65,7 @@ Status tx_as_of_time(MDB_txn* txn, const Tables& t, std::int64_t time_ms, std::u
 Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vector<Datom>* out) {
   out->clear();
   MDB_cursor* cursor = nullptr;
-  int rc = mdb_cursor_open(txn, t.eavt, &cursor);
+  int rc = mdb::cursor_open(txn, t.eavt, &cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read eavt");
   MDB_val k, v;
   rc = mdb::cursor_get(cursor, &k, &v, MDB_FIRST);

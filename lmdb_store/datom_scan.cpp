@@ -64,7 +64,7 @@ SnapshotCursors::~SnapshotCursors() {
 Status SnapshotCursors::get(const GraphEnv& env, MDB_txn* snapshot, IndexId index, MDB_cursor** out) {
   MDB_cursor*& c = cursors_[static_cast<std::size_t>(index)];
   if (!c) {
-    const int rc = mdb_cursor_open(snapshot, table_of(env.tables(), index), &c);
+    const int rc = mdb::cursor_open(snapshot, table_of(env.tables(), index), &c);
     if (rc != MDB_SUCCESS) {
       c = nullptr;
       return status_from_mdb(rc, "open index cursor");
@@ -152,7 +152,7 @@ Status DatomScan::fill() {
 
 Status DatomScan::open_cursor(RecordWalk& walk) {
   if (cursors_) return cursors_->get(*env_, txn_, index_, &walk.cursor);
-  const int rc = mdb_cursor_open(txn_, table_of(env_->tables(), index_), &walk.own.cursor);
+  const int rc = mdb::cursor_open(txn_, table_of(env_->tables(), index_), &walk.own.cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");
   walk.cursor = walk.own.cursor;
   return Status::OK();

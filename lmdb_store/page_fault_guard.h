@@ -145,6 +145,15 @@ inline int stat(MDB_txn* txn, MDB_dbi dbi, MDB_stat* out) {
 inline int dbi_open(MDB_txn* txn, const char* name, unsigned flags, MDB_dbi* dbi) {
   return guarded(env_of(txn), [&] { return mdb_dbi_open(txn, name, flags, dbi); });
 }
+// Opening a cursor reads pages too: each transaction looks a named table's root up again in the
+// main table (LMDB's DB_STALE), where a damaged record trips an assertion. mdb_stat makes the same
+// look-up on a cursor of its own stack, so it goes first, guarded: a fault inside
+// mdb_cursor_open would leak the cursor it had just allocated.
+inline int cursor_open(MDB_txn* txn, MDB_dbi dbi, MDB_cursor** cursor) {
+  MDB_stat unused;
+  const int rc = stat(txn, dbi, &unused);
+  return rc == MDB_SUCCESS ? mdb_cursor_open(txn, dbi, cursor) : rc;
+}
 // A commit that faulted (saving the free list reads pages) did not end its transaction: it is
 // aborted here, so LMDB's writer lock is released as on any failed commit.
 int txn_commit(MDB_txn* txn);

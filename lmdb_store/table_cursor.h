@@ -26,7 +26,7 @@ class TableCursor {
 
   Status open(MDB_txn* txn, MDB_dbi dbi, std::string_view table) {
     table_ = table;
-    const int rc = mdb_cursor_open(txn, dbi, &cursor_);
+    const int rc = mdb::cursor_open(txn, dbi, &cursor_);
     if (rc != MDB_SUCCESS) cursor_ = nullptr;
     return status_from_mdb(rc, fmt::format("open the {} table", table));
   }

@@ -30,7 +30,7 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
   std::string prefix;
   encode_fact_op_prefix(prefix, e, a, v, tx_, op);
   MDB_cursor* cursor = nullptr;
-  int rc = mdb_cursor_open(txn(), env_->tables().eavt, &cursor);
+  int rc = mdb::cursor_open(txn(), env_->tables().eavt, &cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open eavt cursor");
   OwnTxTimes times(*this);
   MDB_val k = as_val(prefix), val;

@@ -23,7 +23,7 @@ constexpr std::uint32_t kAppendRetry = 64;
 Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
   MDB_cursor*& cached = stack_.back().cursors[static_cast<std::size_t>(index)];
   if (!cached) {
-    const int rc = mdb_cursor_open(txn(), table_of(env_->tables(), index), &cached);
+    const int rc = mdb::cursor_open(txn(), table_of(env_->tables(), index), &cached);
     if (rc != MDB_SUCCESS) {
       cached = nullptr;
       return status_from_mdb(rc, "open index cursor");

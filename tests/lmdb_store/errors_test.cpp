@@ -17,6 +17,7 @@
 
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/meta.h"
+#include "lmdb_store/table_cursor.h"
 #include "lmdb_store/write_txn.h"
 #include "test_support.h"
 
@@ -124,6 +125,52 @@ TEST_CASE("errors: a graph whose meta pages give a bad page size is not a graph"
       check_not_a_graph(path);
     }
   }
+}
+
+TEST_CASE("errors: a table whose root page number is damaged costs a damage error, not an abort",
+          "[errors]") {
+  // LMDB looks a named table's root up again in each transaction when a cursor opens, and asserts
+  // that it is a page number past the two meta pages: a 1 there killed the process with SIGABRT
+  // (found by fuzz/fuzz_graph_open.cpp). Every copy of the table's record in the file is damaged
+  // (copy-on-write leaves older ones behind).
+  TempDir dir;
+  const std::string path = dir.file("g.graph");
+  const std::string made = run_in_child([&]() -> std::string {
+    std::shared_ptr<GraphEnv> env;
+    if (!GraphEnv::open(path, OpenOptions{}, &env).ok()) return "open failed";
+    std::unique_ptr<WriteTxn> w;
+    if (!WriteTxn::begin(env, kTimeout, &w).ok()) return "begin failed";
+    if (!w->assert_fact(1, kA, Value::integer(1), w->tx_time_ms(), kForever).ok()) return "assert failed";
+    return w->commit().ok() ? "ok" : "commit failed";
+  });
+  REQUIRE(made == "ok");
+  ::unlink((path + "-lock").c_str());
+  std::string bytes = read_file(path);
+  // LMDB's node of a named table in the main table: data size 48 (two 16-bit halves), flags
+  // F_SUBDATA, key size 4, the key; then the table's record, whose last 8 bytes are its root.
+  const std::string node = std::string("\x30\x00\x00\x00\x02\x00\x04\x00", 8) + "eavt";
+  constexpr std::size_t kRootInRecord = 40;
+  std::size_t copies = 0;
+  for (std::size_t at = bytes.find(node); at != std::string::npos; at = bytes.find(node, at + 1)) {
+    const std::uint64_t one = 1;
+    std::memcpy(bytes.data() + at + node.size() + kRootInRecord, &one, sizeof one);
+    ++copies;
+  }
+  REQUIRE(copies > 0);
+  write_file(path, bytes);
+  const std::string seen_in_child = run_in_child([&]() -> std::string {
+    std::shared_ptr<GraphEnv> env;
+    OpenOptions existing;
+    existing.create = false;
+    const Status opened = GraphEnv::open(path, existing, &env);
+    if (!opened.ok()) return "open: " + opened.message();
+    ReadSnapshot r(*env);
+    TableCursor eavt;
+    const Status st = eavt.open(r.txn(), env->tables().eavt, "eavt");
+    return st.ok() ? "opened" : std::string(env->damaged() ? "damaged: " : "error: ") + st.message();
+  });
+  INFO(seen_in_child);
+  CHECK(seen_in_child.rfind("damaged: ", 0) == 0);
 }
 
 TEST_CASE("errors: paths that cannot be opened give CantOpen naming the path", "[errors]") {
