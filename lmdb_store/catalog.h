@@ -61,8 +61,9 @@ Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::option
 // read snapshot, give the graph's ReadCache: its times outlive the scan (a point query per call).
 class IndexTxTimes final : public TxTimes {
  public:
-  IndexTxTimes(MDB_txn* txn, const Tables& t) : txn_(txn), t_(&t) {}
   // committed: only when txn is a read snapshot (a write transaction's state may still go away).
+  IndexTxTimes(MDB_txn* txn, const Tables& t, const ReadCache* committed = nullptr)
+      : txn_(txn), t_(&t), committed_(committed), state_(committed ? mdb_txn_id(txn) : 0) {}
   void reset(MDB_txn* txn, const ReadCache* committed = nullptr) {
     txn_ = txn;
     committed_ = committed;

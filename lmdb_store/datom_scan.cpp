@@ -88,8 +88,7 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
   memo_.bytes.clear();
   cursors_ = cursors;
   env_ = &env;
-  times_.emplace(txn, env.tables());
-  times_->reset(txn, committed_);
+  times_.emplace(txn, env.tables(), committed_);
   index_ = index;
   resume_.assign(start_key);
   end_.assign(end_key);
