@@ -1,13 +1,13 @@
 // engine/eval/name_map.h: names mapped to values, cheap while there are few.
 //
-// The planner and the body's split into parts build one per step or per body; a body names a
-// handful of variables, so a vector searched in order beats a hash map (no allocation per name). Past kLinear names it indexes them in a hash map, so a body of thousands of variables
-// stays linear. Names are views: the strings must outlive the set.
+// The planner and the body's split into parts build one per step or per body. A body names a
+// handful of variables, so a vector searched in order beats a hash map (no allocation per name);
+// past kLinear names it indexes them in a hash map, so a body of thousands of variables stays
+// linear. Names are views: the strings must outlive the map.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -42,11 +42,8 @@ class NameMap {
 
  private:
   static constexpr std::size_t kLinear = 16;
-  struct ViewHash {
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
   std::vector<std::pair<std::string_view, T>> entries_;
-  std::unordered_map<std::string_view, std::size_t, ViewHash> index_;
+  std::unordered_map<std::string_view, std::size_t> index_;
 };
 
 }  // namespace datalog::eval
