@@ -1,6 +1,9 @@
 // Idents (catalog.h): a keyword or uuid naming an entity, both ways, directly or through the
-// shared cache of committed names. Key and data are ordered integers (an ident id takes 2 to 4 bytes).
+// shared cache of committed names. Ids are ordered integers (2 to 4 bytes); a name's key is its
+// encoded length, then its encoded value (ident_name_key).
 #include "lmdb_store/catalog.h"
+
+#include <algorithm>
 
 #include "engine/uuid_text.h"
 #include "lmdb_store/key_coding.h"
@@ -20,12 +23,25 @@ Value canonical_ident(const Value& name) {
   return name;
 }
 
+// The key of a name in ident_names: one byte of its encoded length (255 for 255 bytes or more),
+// then the encoded name. Only exact look-ups read this table, so its order is free to serve the
+// pages: names that differ only in a number (:e9, :e10, ... :e1000000, or IRIs that end in one)
+// are made in numeric order, which is key order within one length, so new names go at the end of
+// their length's run and fill its pages. Keyed by the name alone, each went into the middle of a
+// page of longer names that share its prefix (":e10" < ":e100" < ":e11"), and LMDB split every
+// page in half: the table took twice the pages.
+void ident_name_key(std::string& key, const Value& name) {
+  key.push_back('\0');
+  encode_value(key, name);
+  key[0] = static_cast<char>(std::min<std::size_t>(key.size() - 1, 255));
+}
+
 }  // namespace
 
 Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::optional<EntityId>* id) {
   const Value name = canonical_ident(given);
   std::string key;
-  encode_value(key, name);
+  ident_name_key(key, name);
   MDB_val k = as_val(key), v;
   const int rc = mdb::get(txn, t.ident_names, &k, &v);
   if (rc == MDB_NOTFOUND) {
@@ -58,7 +74,7 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   *created = false;
   const Value name = canonical_ident(given);
   std::string name_key;
-  encode_value(name_key, name);
+  ident_name_key(name_key, name);
   const std::string idk = ordered_int_key(new_id);
   const std::string stored = encode_stored_value(name);
   MDB_val k = as_val(name_key), v = as_val(idk);

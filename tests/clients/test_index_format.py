@@ -41,10 +41,10 @@ def test_a_format_2_index_is_rebuilt_in_the_current_layout(tmp_path, expected):
     shutil.copy(os.path.join(FIXTURES, "v2.mdb"), tmp_path / "v2.db-g.graph")
     assert answers(tmp_path / "v2.db") == expected
     s = stats(tmp_path / "v2.db")
-    assert (s["index_format"], s["log_rows"], s["indexed_rows"]) == (4, 11, 11)
+    assert (s["index_format"], s["log_rows"], s["indexed_rows"]) == (5, 11, 11)
 
 
 def test_the_format_2_log_alone_gives_the_same_answers(tmp_path, expected):
     shutil.copy(os.path.join(FIXTURES, "v2.db"), tmp_path / "v2.db")
     assert answers(tmp_path / "v2.db") == expected
-    assert stats(tmp_path / "v2.db")["index_format"] == 4
+    assert stats(tmp_path / "v2.db")["index_format"] == 5
