@@ -298,14 +298,12 @@ std::string text_of(sqlite3_value* v) {
 void take_constraint_values(QueryCursor* c, const char* idx_str, int argc, sqlite3_value** argv) {
   c->clear_args();
   c->args.assign(c->table()->columns.size(), nullptr);
-  std::vector<std::size_t> order;
-  for (const char* p = idx_str; p && *p;) {
-    order.push_back(static_cast<std::size_t>(std::strtoul(p, nullptr, 10)));
+  int i = 0;
+  for (const char* p = idx_str; p && *p && i < argc; ++i) {
+    const auto column = static_cast<std::size_t>(std::strtoul(p, nullptr, 10));
+    if (column < c->args.size()) c->args[column] = sqlite3_value_dup(argv[i]);
     p = std::strchr(p, ',');
     if (p) ++p;
-  }
-  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < argc; ++i) {
-    c->args[order[i]] = sqlite3_value_dup(argv[i]);
   }
 }
 

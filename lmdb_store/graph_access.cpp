@@ -178,7 +178,17 @@ ScanPlan GraphAccess::plan_for(const DatomFilter& f) {
   shape.v_is_ref = f.v && f.v->is(ValueKind::Ref);
   shape.v_range = !f.v_ranges.empty();
   shape.value_order = f.value_order;
-  return plan_scan(shape, graph_stats(), f.a ? &attribute_stats(*f.a) : nullptr);
+  const auto bits = static_cast<std::uint8_t>(shape.e | shape.a << 1 | shape.v << 2 | shape.v_is_ref << 3 |
+                                              shape.v_range << 4 | shape.value_order << 5);
+  const EntityId a = f.a.value_or(0);
+  for (std::size_t i = 0; i < plan_memo_used_; ++i) {
+    if (plan_memo_[i].shape == bits && plan_memo_[i].a == a) return plan_memo_[i].plan;
+  }
+  const ScanPlan plan = plan_scan(shape, graph_stats(), f.a ? &attribute_stats(*f.a) : nullptr);
+  plan_memo_[plan_memo_next_] = PlanMemo{bits, a, plan};  // the oldest goes when all are used
+  plan_memo_next_ = (plan_memo_next_ + 1) % plan_memo_.size();
+  plan_memo_used_ = std::min(plan_memo_used_ + 1, plan_memo_.size());
+  return plan;
 }
 
 double GraphAccess::estimate(const DatomFilter& f) { return plan_for(f).matches; }

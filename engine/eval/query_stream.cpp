@@ -146,11 +146,12 @@ Status QueryStream::start(const ast::Query& source, const ast::Pattern* filled, 
   if (v_constant && !matches_only_itself(*v_constant)) return Status::OK();
 
   DatomFilter filter;
+  // One look-up each, so past the context's cache of idents (filling it would cost more).
   std::optional<EntityId> a;
-  DATALOG_RETURN_IF_ERROR(ctx_.as_attribute(*attribute, &a));
+  if (attribute->is(ValueKind::Keyword)) DATALOG_RETURN_IF_ERROR(ctx_.as_entity_uncached(*attribute, &a));
   filter.a = a;
   if (const auto* e_constant = std::get_if<Value>(&pattern->e)) {
-    DATALOG_RETURN_IF_ERROR(ctx_.as_entity(*e_constant, &filter.e));
+    DATALOG_RETURN_IF_ERROR(ctx_.as_entity_uncached(*e_constant, &filter.e));
     if (!filter.e) empty_ = true;
   }
   if (!a) empty_ = true;
