@@ -6,8 +6,10 @@
 // outside LMDB is not.
 //
 // Seeds (fuzz/corpus/graph_open/, named .mdb since .graph files are not versioned): a real
-// index, and two copies with one leaf page that sends LMDB into an endless loop (caught by the
-// stuck-call watchdog and by the key-order checks; a regression shows as a libFuzzer timeout).
+// index of format 4 (people.mdb) and one of format 5 (people-format5.mdb, whose ident names are
+// keyed by length first), two copies of the first with one leaf page that sends LMDB into an
+// endless loop (caught by the stuck-call watchdog and by the key-order checks; a regression
+// shows as a libFuzzer timeout), and one whose table record names a meta page as its root.
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
