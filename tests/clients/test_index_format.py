@@ -24,14 +24,19 @@ def answers(db):
     return json.loads(out.stdout)
 
 
-def stats(db):
+def query_in_child(db, sql):
+    """The rows of sql, run by a fresh process that loads the extension."""
     out = subprocess.run([sys.executable, "-c",
-                          "import sqlite3, sys\n"
+                          "import json, sqlite3, sys\n"
                           "c = sqlite3.connect(sys.argv[2]); c.enable_load_extension(True)\n"
                           "c.load_extension(sys.argv[1])\n"
-                          "print(c.execute(\"SELECT datalog_stats('g')\").fetchone()[0])",
-                          EXT, str(db)], capture_output=True, text=True, check=True)
+                          "print(json.dumps([list(r) for r in c.execute(sys.argv[3]).fetchall()]))",
+                          EXT, str(db), sql], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def stats(db):
+    return json.loads(query_in_child(db, "SELECT datalog_stats('g')")[0][0])
 
 
 @pytest.fixture
@@ -96,16 +101,6 @@ def _as_format_4(graph_path):
     return len(entries)
 
 
-def _query_in_child(db, sql):
-    out = subprocess.run([sys.executable, "-c",
-                          "import json, sqlite3, sys\n"
-                          "c = sqlite3.connect(sys.argv[2]); c.enable_load_extension(True)\n"
-                          "c.load_extension(sys.argv[1])\n"
-                          "print(json.dumps([list(r) for r in c.execute(sys.argv[3]).fetchall()]))",
-                          EXT, str(db), sql], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
-
-
 def _make_graph(db):
     subprocess.run([sys.executable, "-c",
                     "import sqlite3, sys\n"
@@ -130,9 +125,9 @@ def test_a_format_4_index_is_rebuilt_with_the_names_keyed_by_length(tmp_path):
     db = tmp_path / "v4.db"
     _make_graph(db)
     for q, rows in QUERIES.items():
-        assert [r[:1] for r in _query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
+        assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
     # The same index as a format-4 build left it: found by its old keys, not by this build's.
     assert _as_format_4(tmp_path / "v4.db-g.graph") >= 8
     assert stats(db)["index_format"] == 5  # rebuilt from the log on first use
     for q, rows in QUERIES.items():
-        assert [r[:1] for r in _query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
+        assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
