@@ -148,8 +148,8 @@ class JsonParser {
       space();
       if (i_ >= s_.size() || s_[i_] != ':') return fail("expected ':' after an object key");
       ++i_;
-      out->members.emplace_back(std::move(key), Json{});
-      if (!value(&out->members.back().second, depth + 1)) return false;
+      out->members.push_back(JsonMember{std::move(key), Json{}});
+      if (!value(&out->members.back().value, depth + 1)) return false;
       space();
       if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
       if (i_ < s_.size() && s_[i_] == '}') { ++i_; return true; }

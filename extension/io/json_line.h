@@ -12,20 +12,31 @@
 
 namespace datalog::ext::io {
 
+struct JsonMember;
+
 struct Json {
   enum class Kind { Null, Boolean, Number, String, Array, Object } kind = Kind::Null;
   bool boolean = false;
   std::string text;  // String: decoded; Number: as written
   std::vector<Json> items;                              // Array
-  std::vector<std::pair<std::string, Json>> members;    // Object, in order
+  // A struct, not std::pair: a vector of an incomplete class is allowed, a pair of one is not
+  // (clang with libstdc++ refuses it).
+  std::vector<JsonMember> members;  // Object, in order
 
-  const Json* member(std::string_view key) const {
-    for (const auto& [k, v] : members) {
-      if (k == key) return &v;
-    }
-    return nullptr;
-  }
+  const Json* member(std::string_view key) const;
 };
+
+struct JsonMember {
+  std::string key;
+  Json value;
+};
+
+inline const Json* Json::member(std::string_view key) const {
+  for (const auto& [k, v] : members) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
 
 inline constexpr int kMaxJsonDepth = 64;
 
