@@ -32,6 +32,7 @@ void ConnectionContext::register_table(const std::string& schema, const std::str
                                        const void* owner, const std::shared_ptr<GraphSession>& session,
                                        TableLimits limits) {
   tables_[lower(schema + "." + table)] = RegisteredTable{owner, session, limits};
+  ++generation_;
 }
 
 std::optional<std::int64_t>* ConnectionContext::limit_slot(const std::string& name) {
@@ -53,6 +54,7 @@ bool ConnectionContext::set_limit(const std::string& name, std::optional<std::in
   if (!slot) return false;
   *before = *slot;
   *slot = value;
+  ++generation_;
   return true;
 }
 
@@ -60,6 +62,7 @@ void ConnectionContext::unregister_table(const std::string& schema, const std::s
                                          const void* owner) {
   const auto it = tables_.find(lower(schema + "." + table));
   if (it != tables_.end() && it->second.owner == owner) tables_.erase(it);
+  ++generation_;
 }
 
 namespace {
@@ -98,17 +101,7 @@ std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::str
     auto it = tables_.find(key);
     if (it != tables_.end()) {
       if (auto session = it->second.session.lock()) {
-        if (limits) {
-          const eval::Limits defaults;
-          limits->max_results = effective_limit(connection_limits_.max_results,
-                                                it->second.limits.max_results, defaults.max_results);
-          limits->max_derived_facts =
-              effective_limit(connection_limits_.max_derived_facts, it->second.limits.max_derived_facts,
-                              defaults.max_derived_facts);
-          limits->max_memory_bytes = memory_budget(connection_limits_.max_memory_mb,
-                                                   it->second.limits.max_memory_mb,
-                                                   defaults.max_memory_bytes);
-        }
+        if (limits) fill_limits(it->second.limits, limits);
         return session;
       }
     }
@@ -128,6 +121,36 @@ std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::str
   *error = fmt::format("'{}' is not a datalog store table (CREATE VIRTUAL TABLE {} USING datalog)",
                        name, table);
   return nullptr;
+}
+
+void ConnectionContext::fill_limits(const TableLimits& table, eval::Limits* limits) const {
+  const eval::Limits defaults;
+  limits->max_results =
+      effective_limit(connection_limits_.max_results, table.max_results, defaults.max_results);
+  limits->max_derived_facts = effective_limit(connection_limits_.max_derived_facts,
+                                              table.max_derived_facts, defaults.max_derived_facts);
+  limits->max_memory_bytes =
+      memory_budget(connection_limits_.max_memory_mb, table.max_memory_mb, defaults.max_memory_bytes);
+}
+
+std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::string& name,
+                                                                  TableLookup* remembered,
+                                                                  std::string* error,
+                                                                  eval::Limits* limits) {
+  if (remembered->generation == generation_ && remembered->name == name) {
+    if (auto session = remembered->session.lock()) {
+      fill_limits(remembered->limits, limits);  // SQLite's heap limits may have moved
+      return session;
+    }
+  }
+  auto session = session_of_table(name, error, nullptr, limits);
+  if (!session) return nullptr;
+  // Connecting the table on first use registered it: look its entry up as it is now.
+  const auto it = tables_.find(lower(name.find('.') == std::string::npos ? "main." + name : name));
+  if (it != tables_.end()) {
+    *remembered = TableLookup{generation_, name, it->second.session, it->second.limits};
+  }
+  return session;
 }
 
 std::string ConnectionContext::temp_graph_path(const std::string& qualified_table) const {

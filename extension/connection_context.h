@@ -44,6 +44,16 @@ class ConnectionContext {
   std::shared_ptr<GraphSession> session_of_table(const std::string& name, std::string* error,
                                                  std::string* qualified = nullptr,
                                                  eval::Limits* limits = nullptr);
+  // The same for a caller that asks on every call (a query table's xFilter): *remembered keeps
+  // the answer for `name`, used again while no table has registered or left and no limit was set.
+  struct TableLookup {
+    std::uint64_t generation = 0;
+    std::string name;
+    std::weak_ptr<GraphSession> session;
+    TableLimits limits;
+  };
+  std::shared_ptr<GraphSession> session_of_table(const std::string& name, TableLookup* remembered,
+                                                 std::string* error, eval::Limits* limits);
 
   // The connection's result limits (datalog_limit): where set they win over the tables'; a
   // query's own :max-results wins over both. 0 means no limit. Returns false for an unknown name.
@@ -75,6 +85,8 @@ class ConnectionContext {
   TableLimits connection_limits_;
   std::optional<std::int64_t>* limit_slot(const std::string& name);  // null for an unknown name
   std::map<std::string, RegisteredTable> tables_;  // "schema.table" (lowercase)
+  std::uint64_t generation_ = 1;  // moves on every change of tables_ or connection_limits_
+  void fill_limits(const TableLimits& table, eval::Limits* limits) const;
 };
 
 }  // namespace datalog::ext

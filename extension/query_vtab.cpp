@@ -42,6 +42,7 @@ struct QueryTable : sqlite3_vtab {
   // Named queries of a database's schema (not temp) may come from someone else: they call only
   // the SQL functions a schema may call (sql_functions.h). Ad hoc queries are the caller's own.
   QueryOrigin origin;
+  ConnectionContext::TableLookup store_table;  // the store table's session, found once
 };
 
 struct QueryCursor : sqlite3_vtab_cursor {
@@ -416,7 +417,7 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
     if (!st.ok()) return report(cur->pVtab, st);
     std::string error;
     eval::Limits limits;
-    auto session = table->context->session_of_table(graph, &error, nullptr, &limits);
+    auto session = table->context->session_of_table(graph, &table->store_table, &error, &limits);
     if (!session) {
       set_vtab_error(cur->pVtab, error);
       return SQLITE_ERROR;

@@ -181,13 +181,11 @@ ScanPlan GraphAccess::plan_for(const DatomFilter& f) {
   const auto bits = static_cast<std::uint8_t>(shape.e | shape.a << 1 | shape.v << 2 | shape.v_is_ref << 3 |
                                               shape.v_range << 4 | shape.value_order << 5);
   const EntityId a = f.a.value_or(0);
-  for (std::size_t i = 0; i < plan_memo_used_; ++i) {
-    if (plan_memo_[i].shape == bits && plan_memo_[i].a == a) return plan_memo_[i].plan;
-  }
+  PlanMemo& memo = writer_ ? writer_plans_
+                           : PlanMemo::of_thread(env_.read_cache().id(), mdb_txn_id(snapshot_));
+  if (const ScanPlan* known = memo.find(bits, a)) return *known;
   const ScanPlan plan = plan_scan(shape, graph_stats(), f.a ? &attribute_stats(*f.a) : nullptr);
-  plan_memo_[plan_memo_next_] = PlanMemo{bits, a, plan};  // the oldest goes when all are used
-  plan_memo_next_ = (plan_memo_next_ + 1) % plan_memo_.size();
-  plan_memo_used_ = std::min(plan_memo_used_ + 1, plan_memo_.size());
+  memo.add(bits, a, plan);
   return plan;
 }
 

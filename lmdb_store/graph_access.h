@@ -19,6 +19,7 @@
 #include "lmdb_store/datom_scan.h"
 #include "lmdb_store/scan_plan.h"
 #include "lmdb_store/graph_env.h"
+#include "lmdb_store/plan_memo.h"
 #include "lmdb_store/write_txn.h"
 
 namespace datalog::store {
@@ -89,15 +90,10 @@ class GraphAccess final : public GraphWriter {
   bool have_stats_ = false;
   GraphStats stats_;
   std::unordered_map<EntityId, AttributeStats> attribute_stats_;
-  // The plans made for this access, by the filter's shape and attribute: the join planner asks
-  // for the same few estimates at every step (they rest on the statistics cached above).
-  struct PlanMemo {
-    std::uint8_t shape = 0;
-    EntityId a = 0;
-    ScanPlan plan;
-  };
-  std::array<PlanMemo, 8> plan_memo_;
-  std::size_t plan_memo_used_ = 0, plan_memo_next_ = 0;
+  // The plans made by a write transaction, by the filter's shape and attribute: the join planner
+  // asks for the same few estimates at every step (they rest on the statistics cached above).
+  // Readers keep theirs per thread and committed state (plan_memo.h), across statements.
+  PlanMemo writer_plans_;
   // Reused by consecutive scan() calls (a closure walk makes one per node), so its buffers are
   // allocated once; a scan started from inside another's callback gets its own.
   std::unique_ptr<FilteredScan> spare_scan_;

@@ -35,6 +35,9 @@ class ReadCache {
   ReadCache(const ReadCache&) = delete;
   ReadCache& operator=(const ReadCache&) = delete;
 
+  // Unique in the process (a cache of another graph, or of a reopened one, has another).
+  std::uint64_t id() const { return id_; }
+
   std::optional<EntityId> entity_of(const Value& ident);
   // Copies id's name into *name (reusing its storage) when known; false when not cached.
   bool ident_of(EntityId id, std::optional<Value>* name);

@@ -191,6 +191,23 @@ def test_result_limits_per_table_connection_and_query(tmp_path):
         conn.execute("SELECT datalog_limit('rows', 1)")
 
 
+def test_a_query_table_follows_its_store_table_when_it_is_replaced(tmp_path):
+    # A query table remembers its store table's session and limits between calls: a store table
+    # dropped and made again, with other limits and other facts, must be what the next call reads.
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog(max_results=3)")
+    conn.execute("SELECT datalog_exec('g', '(transact [[1 :n 1] [2 :n 2]])')")
+    conn.execute("CREATE VIRTUAL TABLE q USING datalog_query(g, '(query [:find ?v :where [?e :n ?v]])')")
+    assert rows(conn, "SELECT v FROM q ORDER BY v") == [(1,), (2,)]
+    conn.execute("DROP TABLE g")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog(max_results=1)")
+    conn.execute("SELECT datalog_exec('g', '(transact [[7 :n 7] [8 :n 8]])')")
+    with raises_datalog("Max query results (1) exceeded."):
+        rows(conn, "SELECT v FROM q")
+    conn.execute("SELECT datalog_limit('max_results', 5)")
+    assert rows(conn, "SELECT v FROM q ORDER BY v") == [(7,), (8,)]
+
+
 def test_no_result_limit_lets_a_large_scan_through(tmp_path):
     conn = connect(tmp_path / "app.db")
     conn.execute("CREATE VIRTUAL TABLE g USING datalog")

@@ -400,4 +400,34 @@ TEST_CASE("graph access: a transaction number that comes back with another time 
   CHECK(valid_from_seen() == std::vector<std::int64_t>{again_time});
 }
 
+TEST_CASE("graph access: estimates follow the committed state a snapshot reads", "[scan]") {
+  // Readers keep their scan plans per thread and committed state (plan_memo.h): a snapshot of the
+  // same state may reuse them, one of a later state must not, and an older snapshot still open
+  // beside a newer one keeps its own.
+  TempDir dir;
+  auto env = open_graph(dir.file("estimates.graph"));
+  std::vector<Datom> facts;
+  for (EntityId e = 1; e <= 10; ++e) facts.push_back(fact(e, kA, Value::integer(e), 1));
+  commit_facts(env, facts);
+  DatomFilter by_attribute;
+  by_attribute.a = kA;
+  auto estimate_now = [&]() {
+    ReadSnapshot r(*env);
+    GraphAccess access(*env, r.txn());
+    return access.estimate(by_attribute);
+  };
+  const double ten = estimate_now();
+  CHECK(ten == estimate_now());
+  ReadSnapshot older(*env);
+  facts.clear();
+  for (EntityId e = 11; e <= 1000; ++e) facts.push_back(fact(e, kA, Value::integer(e), 2));
+  commit_facts(env, facts);
+  const double thousand = estimate_now();
+  INFO("10 facts: " << ten << ", 1000 facts: " << thousand);
+  CHECK(thousand > 50 * ten);
+  GraphAccess old_access(*env, older.txn());
+  CHECK(old_access.estimate(by_attribute) == ten);
+  CHECK(estimate_now() == thousand);
+}
+
 }  // namespace datalog::store::testing
