@@ -45,19 +45,51 @@ struct QueryTable : sqlite3_vtab {
   ConnectionContext::TableLookup store_table;  // the store table's session, found once
 };
 
+// An argument's value as SQLite passed it: its type and bytes.
+class ArgumentCopy {
+ public:
+  void take(sqlite3_value* v) {
+    type_ = v ? sqlite3_value_type(v) : SQLITE_NULL;
+    given_ = v != nullptr;
+    if (type_ == SQLITE_INTEGER) integer_ = sqlite3_value_int64(v);
+    if (type_ == SQLITE_FLOAT) real_ = sqlite3_value_double(v);
+    if (type_ == SQLITE_TEXT || type_ == SQLITE_BLOB) {
+      // The accessor of the value's own type, so SQLite converts nothing.
+      const void* p = type_ == SQLITE_TEXT ? static_cast<const void*>(sqlite3_value_text(v)) : sqlite3_value_blob(v);
+      bytes_.assign(p ? static_cast<const char*>(p) : "", static_cast<std::size_t>(sqlite3_value_bytes(v)));
+    }
+  }
+  bool given() const { return given_; }
+  void result(sqlite3_context* ctx) const {
+    const int n = static_cast<int>(bytes_.size());
+    switch (type_) {
+      case SQLITE_INTEGER: sqlite3_result_int64(ctx, integer_); break;
+      case SQLITE_FLOAT: sqlite3_result_double(ctx, real_); break;
+      case SQLITE_TEXT: sqlite3_result_text(ctx, bytes_.data(), n, SQLITE_TRANSIENT); break;
+      case SQLITE_BLOB: sqlite3_result_blob(ctx, bytes_.data(), n, SQLITE_TRANSIENT); break;
+      default: sqlite3_result_null(ctx); break;
+    }
+  }
+
+ private:
+  bool given_ = false;
+  int type_ = SQLITE_NULL;
+  sqlite3_int64 integer_ = 0;
+  double real_ = 0;
+  std::string bytes_;
+};
+
 struct QueryCursor : sqlite3_vtab_cursor {
   QueryTable* table() const { return static_cast<QueryTable*>(pVtab); }
   // Ad hoc: the query of this call. Declared before the results, which read it, so it goes last.
   std::shared_ptr<const ParsedQuery> parsed;
   QueryResults results;
   std::int64_t rowid = 0;
-  std::vector<sqlite3_value*> args;  // the argument values, by column (null when none)
-
-  ~QueryCursor() { clear_args(); }
-  void clear_args() {
-    for (auto* v : args) sqlite3_value_free(v);
-    args.clear();
-  }
+  // The argument values, by column (null when none): SQLite's own, valid only during xFilter.
+  std::vector<sqlite3_value*> args;
+  // The same values kept for xColumn after xFilter, in storage reused from call to call (a copy
+  // with sqlite3_value_dup cost two allocations per call).
+  std::vector<ArgumentCopy> kept;
 };
 
 std::string dequote(std::string s) {
@@ -297,15 +329,17 @@ std::string text_of(sqlite3_value* v) {
 // The constraint values xBestIndex asked for, in c->args by column (idx_str lists the columns in
 // argv's order: "3,0").
 void take_constraint_values(QueryCursor* c, const char* idx_str, int argc, sqlite3_value** argv) {
-  c->clear_args();
-  c->args.assign(c->table()->columns.size(), nullptr);
+  const std::size_t columns = c->table()->columns.size();
+  c->args.assign(columns, nullptr);
+  c->kept.resize(columns);
   int i = 0;
   for (const char* p = idx_str; p && *p && i < argc; ++i) {
     const auto column = static_cast<std::size_t>(std::strtoul(p, nullptr, 10));
-    if (column < c->args.size()) c->args[column] = sqlite3_value_dup(argv[i]);
+    if (column < columns) c->args[column] = argv[i];
     p = std::strchr(p, ',');
     if (p) ++p;
   }
+  for (std::size_t column = 0; column < columns; ++column) c->kept[column].take(c->args[column]);
 }
 
 // What a datalog_q call runs: its query text (parsed once per text), its graph and its
@@ -401,6 +435,10 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
     c->results.close();
     c->rowid = 1;
     take_constraint_values(c, idx_str, argc, argv);
+    struct ForgetArguments {  // SQLite's values end with xFilter
+      QueryCursor* c;
+      ~ForgetArguments() { c->args.assign(c->args.size(), nullptr); }
+    } forget_arguments{c};
     // Which query, on which graph.
     const ast::Query* query = &table->query;
     const std::vector<std::string>* slots = &table->slots;
@@ -452,8 +490,8 @@ int query_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
         break;
       }
       default:
-        if (c->args[static_cast<std::size_t>(column)]) {
-          sqlite3_result_value(ctx, c->args[static_cast<std::size_t>(column)]);
+        if (static_cast<std::size_t>(column) < c->kept.size() && c->kept[static_cast<std::size_t>(column)].given()) {
+          c->kept[static_cast<std::size_t>(column)].result(ctx);
         }
         break;
     }

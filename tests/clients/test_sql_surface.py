@@ -30,6 +30,26 @@ def test_hidden_columns_show_the_view_asked_for(db):
     assert isinstance(key, bytes) and len(key) > 16
 
 
+def test_query_table_arguments_read_back_as_given(db):
+    """A query table's argument columns give back the values the statement passed, type and
+    bytes, after the query ran (SQLite's own argument values end with xFilter)."""
+    db.execute("""CREATE VIRTUAL TABLE q USING datalog_query(g,
+        '(query [:find ?x :in ?in :where [(identity ?in) ?x]])')""")
+    blob = bytes(range(256)) * 3
+    long_text = "é" * 500
+    for given in [7, -2**63, 2.5, ":kw", long_text, "", blob]:
+        got = rows(db, 'SELECT x, typeof("in"), "in" FROM q(?)', (given,))
+        assert len(got) == 1
+        x, kind, back = got[0]
+        assert back == given and type(back) is type(given)
+        assert kind == {int: "integer", float: "real", str: "text", bytes: "blob"}[type(given)]
+    # Two calls in one statement (a join): each row shows its own argument.
+    db.execute("CREATE TEMP TABLE ks(k)")
+    db.executemany("INSERT INTO ks VALUES (?)", [(1,), ("two",), (3.5,)])
+    assert rows(db, 'SELECT ks.k, q."in" FROM ks JOIN q ON q."in" = ks.k ORDER BY ks.rowid') == [
+        (1, 1), ("two", "two"), (3.5, 3.5)]
+
+
 def test_table_valued_function_syntax(db):
     """The hidden columns are the table's arguments, in order: g(as_of, valid_at)."""
     db.execute("INSERT INTO g(e, a, v, valid_from, valid_to) "
