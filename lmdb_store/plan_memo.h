@@ -40,7 +40,7 @@ class PlanMemo {
     EntityId a = 0;
     ScanPlan plan;
   };
-  std::array<Entry, 16> entries_;
+  std::array<Entry, 8> entries_;
   std::size_t used_ = 0, next_ = 0;
 };
 
