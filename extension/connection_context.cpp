@@ -26,6 +26,11 @@ std::string lower(std::string s) {
   return s;
 }
 
+// tables_' key of "table" or "schema.table".
+std::string table_key(const std::string& name) {
+  return lower(name.find('.') == std::string::npos ? "main." + name : name);
+}
+
 }  // namespace
 
 void ConnectionContext::register_table(const std::string& schema, const std::string& table,
@@ -95,7 +100,7 @@ std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::str
   const auto dot = name.find('.');
   const std::string schema = dot == std::string::npos ? "main" : name.substr(0, dot);
   const std::string table = dot == std::string::npos ? name : name.substr(dot + 1);
-  const std::string key = lower(schema + "." + table);
+  const std::string key = table_key(name);
   if (qualified) *qualified = quote_identifier(schema) + "." + quote_identifier(table);
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto it = tables_.find(key);
@@ -146,7 +151,7 @@ std::shared_ptr<GraphSession> ConnectionContext::session_of_table(const std::str
   auto session = session_of_table(name, error, nullptr, limits);
   if (!session) return nullptr;
   // Connecting the table on first use registered it: look its entry up as it is now.
-  const auto it = tables_.find(lower(name.find('.') == std::string::npos ? "main." + name : name));
+  const auto it = tables_.find(table_key(name));
   if (it != tables_.end()) {
     *remembered = TableLookup{generation_, name, it->second.session, it->second.limits};
   }

@@ -10,7 +10,6 @@
 
 #include <lmdb.h>
 
-#include <array>
 #include <memory>
 #include <unordered_map>
 
