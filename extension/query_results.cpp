@@ -97,17 +97,19 @@ void QueryResults::result_cell(sqlite3_context* ctx, const Value& v) {
   result_value(ctx, v, [this](EntityId id, std::optional<Value>* name) { return name_of(id, name); });
 }
 
-std::string QueryResults::row_edn() {
-  std::string text = "[";
+Status QueryResults::row_edn(std::string* text) {
+  std::string out = "[";
   const eval::RowView r = row();
   for (std::size_t i = 0; i < r.size(); ++i) {
-    if (i) text += ' ';
+    if (i) out += ' ';
     const Value& v = r[i];
     std::optional<Value> name;
-    if (v.is(ValueKind::Ref)) name_of(v.as_ref(), &name);
-    text += name ? name->to_edn() : v.to_edn();
+    if (v.is(ValueKind::Ref)) DATALOG_RETURN_IF_ERROR(name_of(v.as_ref(), &name));
+    out += name ? name->to_edn() : v.to_edn();
   }
-  return text + "]";
+  out += ']';
+  *text = std::move(out);
+  return Status::OK();
 }
 
 }  // namespace datalog::ext

@@ -47,7 +47,7 @@ class QueryResults {
   // A value of the current row as an SQL result, entities by their idents.
   void result_cell(sqlite3_context* ctx, const Value& v);
   // The current row as EDN text: [:alice 30].
-  std::string row_edn();
+  Status row_edn(std::string* text);  // fails when a name cannot be read
 
  private:
   Status name_of(EntityId id, std::optional<Value>* out);

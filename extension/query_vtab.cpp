@@ -485,7 +485,9 @@ int query_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
         if (role.index < row.size()) c->results.result_cell(ctx, row[role.index]);
         break;
       case ColumnRole::Kind::Edn: {
-        const std::string text = c->results.row_edn();
+        std::string text;
+        const Status st = c->results.row_edn(&text);
+        if (!st.ok()) return report(cur->pVtab, st);
         sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
         break;
       }

@@ -179,7 +179,9 @@ Status SqlFunctions::call(GraphReader& graph, const std::string& name, const std
   ResetOnExit reset(stmt);
   const IdentNamer name_of = namer_of(graph);
   for (int i = 0; i < n; ++i) {
-    if (bind_value(stmt, i + 1, args[static_cast<std::size_t>(i)], name_of) != SQLITE_OK) {
+    Status unnamed;
+    if (bind_value(stmt, i + 1, args[static_cast<std::size_t>(i)], name_of, &unnamed) != SQLITE_OK) {
+      if (!unnamed.ok()) return unnamed;
       return step_error(name, sqlite3_errcode(db_));
     }
   }

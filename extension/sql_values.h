@@ -84,15 +84,20 @@ struct SqlForm {
   SqlForm(const SqlForm&) = delete;
   SqlForm& operator=(const SqlForm&) = delete;
 };
-void sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out);
-void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out);
+// Fails only when an entity's name cannot be read (a damaged index): an entity is never shown by
+// its number in place of a name it has.
+store::Status sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out);
+store::Status sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out);
 // The same for an entity whose name (null: none) is known; out->text may point into name.
 void sql_form_of_named_entity(EntityId id, const Value* name, SqlForm* out);
 
-// Binds v to a statement parameter in its SQL form; returns SQLite's code.
-int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& name_of);
+// Binds v to a statement parameter in its SQL form; returns SQLite's code, or *failure (when
+// given) is set from a name that could not be read and its code returned.
+int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& name_of,
+               store::Status* failure = nullptr);
 
-// Output helpers. Ref values and entities print their ident when they have one.
+// Output helpers. Ref values and entities print their ident when they have one; a name that
+// cannot be read makes the result an error.
 void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of);
 // name_is_shared: name lives in the graph's shared name table (lmdb_store/name_table.h).
 void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name, bool name_is_shared);

@@ -3,6 +3,7 @@
 
 #include "engine/time_text.h"
 #include "engine/uuid_text.h"
+#include "extension/errors.h"
 
 namespace datalog::ext {
 
@@ -22,51 +23,53 @@ void sql_form_of_named_entity(EntityId id, const Value* name, SqlForm* out) {
   out->integer = id;
 }
 
-void sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out) {
+store::Status sql_form_of_entity(EntityId id, const IdentNamer& name_of, SqlForm* out) {
   std::optional<Value>& name = out->name;
-  const bool named = name_of(id, &name).ok() && name;
-  sql_form_of_named_entity(id, named ? &*name : nullptr, out);
+  DATALOG_RETURN_IF_ERROR(name_of(id, &name));
+  sql_form_of_named_entity(id, name ? &*name : nullptr, out);
+  return store::Status::OK();
 }
 
-void sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out) {
+store::Status sql_form_of(const Value& v, const IdentNamer& name_of, SqlForm* out) {
   switch (v.kind()) {
     case ValueKind::String:
       out->type = SqlForm::Text;
       out->text = v.as_string();
-      return;
+      return store::Status::OK();
     case ValueKind::Integer:
       out->type = SqlForm::Integer;
       out->integer = v.as_integer();
-      return;
+      return store::Status::OK();
     case ValueKind::Float:
       out->type = SqlForm::Real;
       out->real = v.as_float();
-      return;
+      return store::Status::OK();
     case ValueKind::Boolean:
       out->type = SqlForm::Integer;
       out->integer = v.as_boolean() ? 1 : 0;
-      return;
+      return store::Status::OK();
     case ValueKind::Keyword:
       out->type = SqlForm::Text;
       out->text = v.as_keyword();
-      return;
-    case ValueKind::Ref: sql_form_of_entity(v.as_ref(), name_of, out); return;
+      return store::Status::OK();
+    case ValueKind::Ref: return sql_form_of_entity(v.as_ref(), name_of, out);
     case ValueKind::Instant:
       out->type = SqlForm::Text;
       out->owned = format_instant(v.as_instant());
       out->text = out->owned;
-      return;
+      return store::Status::OK();
     case ValueKind::Uuid:
       out->type = SqlForm::Text;
       out->owned = format_uuid(v.as_uuid());
       out->text = out->owned;
-      return;
+      return store::Status::OK();
     case ValueKind::Bytes:
       out->type = SqlForm::Blob;
       out->text = v.as_bytes();
-      return;
-    case ValueKind::Nil: out->type = SqlForm::Null; return;
+      return store::Status::OK();
+    case ValueKind::Nil: out->type = SqlForm::Null; return store::Status::OK();
   }
+  return store::Status::OK();
 }
 
 namespace {
@@ -80,6 +83,13 @@ void result_form(sqlite3_context* ctx, const SqlForm& f) {
     case SqlForm::Text: sqlite3_result_text(ctx, f.text.data(), size, SQLITE_TRANSIENT); return;
     case SqlForm::Blob: sqlite3_result_blob(ctx, f.text.data(), size, SQLITE_TRANSIENT); return;
   }
+}
+
+// The statement fails with status's code and message.
+void result_failure(sqlite3_context* ctx, const store::Status& status) {
+  const std::string message = "datalog: " + status.message();
+  sqlite3_result_error(ctx, message.data(), static_cast<int>(message.size()));
+  sqlite3_result_error_code(ctx, sqlite_code(status));
 }
 
 }  // namespace
@@ -99,7 +109,8 @@ void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name, b
 
 void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of) {
   SqlForm f;
-  sql_form_of_entity(id, name_of, &f);
+  const store::Status st = sql_form_of_entity(id, name_of, &f);
+  if (!st.ok()) return result_failure(ctx, st);
   result_form(ctx, f);
 }
 
@@ -110,13 +121,19 @@ void result_instant(sqlite3_context* ctx, std::int64_t ms) {
 
 void result_value(sqlite3_context* ctx, const Value& v, const IdentNamer& name_of) {
   SqlForm f;
-  sql_form_of(v, name_of, &f);
+  const store::Status st = sql_form_of(v, name_of, &f);
+  if (!st.ok()) return result_failure(ctx, st);
   result_form(ctx, f);
 }
 
-int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& name_of) {
+int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& name_of,
+               store::Status* failure) {
   SqlForm f;
-  sql_form_of(v, name_of, &f);
+  const store::Status st = sql_form_of(v, name_of, &f);
+  if (!st.ok()) {
+    if (failure) *failure = st;
+    return sqlite_code(st);
+  }
   const int size = static_cast<int>(f.text.size());
   switch (f.type) {
     case SqlForm::Null: return sqlite3_bind_null(stmt, index);

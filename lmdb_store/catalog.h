@@ -39,7 +39,8 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId n
 
 // --- giants: full text of values too long for a key ----------------------------------------
 Status store_giant(MDB_txn* txn, const Tables& t, const Value& value);
-// hash_bytes: kV1GiantHashBytes only for graphs of the first format.
+// hash_bytes: kV1GiantHashBytes only for graphs of the first format, whose records end without a
+// check byte (record_check.h).
 Status load_giant(MDB_txn* txn, const Tables& t, const GiantHash& hash, Value* value,
                   std::size_t hash_bytes = kGiantHashBytes);
 

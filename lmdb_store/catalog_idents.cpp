@@ -1,6 +1,7 @@
 // Idents (catalog.h): a keyword or uuid naming an entity, both ways, directly or through the
 // shared cache of committed names. Ids are ordered integers (2 to 4 bytes); a name's key is its
-// encoded length, then its encoded value (ident_name_key).
+// encoded length, then its encoded value (ident_name_key). The data of both tables ends with the
+// record's check byte (record_check.h).
 #include "lmdb_store/catalog.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/record_check.h"
 #include "lmdb_store/stored_value.h"
 
 namespace datalog::store {
@@ -36,6 +38,12 @@ void ident_name_key(std::string& key, const Value& name) {
   key[0] = static_cast<char>(std::min<std::size_t>(key.size() - 1, 255));
 }
 
+// The id in an ident_names record, when its check byte holds.
+bool read_name_record(std::string_view key, std::string_view data, EntityId* id) {
+  std::string_view id_bytes;
+  return checked_payload(key, data, &id_bytes) && read_ordered_int_key(id_bytes, id);
+}
+
 }  // namespace
 
 Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::optional<EntityId>* id) {
@@ -50,7 +58,7 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::opti
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident");
   EntityId found = 0;
-  if (!read_ordered_int_key(as_view(v), &found)) return index_damage(txn, "an ident entry is malformed");
+  if (!read_name_record(key, as_view(v), &found)) return index_damage(txn, "an ident entry is malformed");
   *id = found;
   return Status::OK();
 }
@@ -64,7 +72,9 @@ Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Valu
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident name");
-  *name = decode_stored_value(as_view(v));
+  std::string_view stored;
+  if (!checked_payload(key, as_view(v), &stored)) return index_damage(txn, "an ident name is malformed");
+  *name = decode_stored_value(stored);
   if (!name->has_value()) return index_damage(txn, "an ident name is malformed");
   return Status::OK();
 }
@@ -76,12 +86,15 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   std::string name_key;
   ident_name_key(name_key, name);
   const std::string idk = ordered_int_key(new_id);
-  const std::string stored = encode_stored_value(name);
-  MDB_val k = as_val(name_key), v = as_val(idk);
+  std::string id_data = idk;
+  append_record_check(id_data, name_key);
+  std::string stored = encode_stored_value(name);
+  append_record_check(stored, idk);
+  MDB_val k = as_val(name_key), v = as_val(id_data);
   // The insert is the lookup: when the name exists, LMDB hands back its id in v.
   int rc = mdb::put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {
-    if (!read_ordered_int_key(as_view(v), id)) return index_damage(txn, "an ident entry is malformed");
+    if (!read_name_record(name_key, as_view(v), id)) return index_damage(txn, "an ident entry is malformed");
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");

@@ -5,6 +5,7 @@
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/record_check.h"
 #include "lmdb_store/stored_value.h"
 
 namespace datalog::store {
@@ -12,7 +13,8 @@ namespace datalog::store {
 Status store_giant(MDB_txn* txn, const Tables& t, const Value& value) {
   const GiantHash hash = giant_hash(value);
   const std::string key(reinterpret_cast<const char*>(hash.data()), hash.size());
-  const std::string stored = encode_stored_value(value);
+  std::string stored = encode_stored_value(value);
+  append_record_check(stored, key);
   MDB_val k = as_val(key), v = as_val(stored);
   int rc = mdb::put(txn, t.giants, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {
@@ -31,7 +33,10 @@ Status load_giant(MDB_txn* txn, const Tables& t, const GiantHash& hash, Value* v
   if (rc != MDB_SUCCESS) {
     return index_damage(txn, fmt::format("long value {} is missing", hash_hex(hash, hash_bytes)));
   }
-  auto decoded = decode_stored_value(as_view(v));
+  std::string_view stored = as_view(v);
+  const bool checked = hash_bytes == kGiantHashBytes;
+  if (checked && !checked_payload(key, as_view(v), &stored)) return index_damage(txn, "a long value is malformed");
+  auto decoded = decode_stored_value(stored);
   if (!decoded) return index_damage(txn, "a long value is malformed");
   *value = std::move(*decoded);
   return Status::OK();

@@ -7,16 +7,19 @@
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/meta.h"
 #include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/record_check.h"
 
 namespace datalog::store {
 
-// Rules: key = sequence number (u64 BE); data = 0x02, the log row that added the rule (u64 BE),
-// the log row that removed it (u64 BE, 0 while it stands), then name, NUL, source text. A
-// removed rule stays (a reader of an older snapshot of the log still sees it). The first storage
-// format wrote name, NUL, source: read as added at 0 and never removed.
+// Rules: key = sequence number (u64 BE); data = 0x03, the log row that added the rule (u64 BE),
+// the log row that removed it (u64 BE, 0 while it stands), name, NUL, source text, then the
+// record's check byte (record_check.h). A removed rule stays (a reader of an older snapshot of the
+// log still sees it). Formats 2 to 5 wrote 0x02 and no check byte; the first storage format
+// wrote name, NUL, source: read as added at 0 and never removed (v1_graph_reader.h).
 namespace {
 
 constexpr char kRuleV2 = '\x02';
+constexpr char kRuleChecked = '\x03';
 
 struct RuleRecord {
   StoredRule rule;
@@ -24,7 +27,8 @@ struct RuleRecord {
 };
 
 bool decode_rule(std::string_view data, RuleRecord* out) {
-  if (data.size() >= 17 && data[0] == kRuleV2) {
+  if (!data.empty() && (data[0] == kRuleV2 || data[0] == kRuleChecked)) {
+    if (data.size() < 17) return false;
     out->added = get_u64(data.substr(1));
     out->removed = get_u64(data.substr(9));
     data.remove_prefix(17);
@@ -37,13 +41,14 @@ bool decode_rule(std::string_view data, RuleRecord* out) {
   return true;
 }
 
-std::string encode_rule(const RuleRecord& r) {
-  std::string data(1, kRuleV2);
+std::string encode_rule(std::string_view key, const RuleRecord& r) {
+  std::string data(1, kRuleChecked);
   put_u64(data, r.added);
   put_u64(data, r.removed);
   data += r.rule.name;
   data += '\0';
   data += r.rule.source;
+  append_record_check(data, key);
   return data;
 }
 
@@ -66,7 +71,12 @@ Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what,
       mdb_cursor_close(cursor);
       return index_damage(txn, "the rules table's keys are out of order");
     }
-    if (decode_rule(as_view(v), &r)) visit(as_view(k), r);
+    std::string_view data = as_view(v);
+    if (!data.empty() && data[0] == kRuleChecked && !checked_payload(as_view(k), as_view(v), &data)) {
+      mdb_cursor_close(cursor);
+      return index_damage(txn, "a rule record is damaged");
+    }
+    if (decode_rule(data, &r)) visit(as_view(k), r);
     rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
@@ -87,7 +97,7 @@ Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule, std::ui
   DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kNextRule, &seq));
   std::string key;
   put_u64(key, seq);
-  const std::string data = encode_rule(RuleRecord{rule, log_seq, 0});
+  const std::string data = encode_rule(key, RuleRecord{rule, log_seq, 0});
   MDB_val k = as_val(key), v = as_val(data);
   const int rc = mdb::put(txn, t.rules, &k, &v, 0);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write rule");
@@ -101,7 +111,7 @@ Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, std:
   DATALOG_RETURN_IF_ERROR(for_each_rule(txn, t, "delete rules", [&](std::string_view key, RuleRecord& r) {
     if (r.removed != 0 || r.rule.name != name) return;
     r.removed = std::max<std::uint64_t>(log_seq, 1);
-    doomed.emplace_back(std::string(key), encode_rule(r));
+    doomed.emplace_back(std::string(key), encode_rule(key, r));
   }));
   for (const auto& [key, data] : doomed) {
     MDB_val dk = as_val(key), dv = as_val(data);

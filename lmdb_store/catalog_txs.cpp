@@ -6,6 +6,7 @@
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/meta.h"
 #include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/record_check.h"
 #include "lmdb_store/tx_log_format.h"
 
 namespace datalog::store {
@@ -19,8 +20,10 @@ Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::option
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read transaction log");
-  if (v.mv_size != 16) return index_damage(txn, "a transaction header is malformed");
-  const std::string_view d = as_view(v);
+  std::string_view d;
+  if (!checked_payload(key, as_view(v), &d) || d.size() != 16) {
+    return index_damage(txn, "a transaction header is malformed");
+  }
   *out = TxInfo{tx, get_i64(d), get_u64(d.substr(8))};
   return Status::OK();
 }

@@ -2,6 +2,7 @@
 
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/meta.h"
+#include "lmdb_store/record_check.h"
 
 namespace datalog::store {
 
@@ -66,10 +67,11 @@ void encode_datom_key(std::string& out, IndexId index, const Datom& datom, std::
   encode_tx_suffix(out, datom.tx, datom.op, datom.valid_from, tx_time_ms);
 }
 
-std::string encode_valid_to(std::int64_t valid_to) {
-  std::string s;
-  encode_valid_to(s, valid_to);
-  return s;
+std::string encode_record_data(std::string_view key, std::int64_t valid_to) {
+  std::string data;
+  encode_valid_to(data, valid_to);
+  append_record_check(data, key);
+  return data;
 }
 
 void encode_valid_to(std::string& out, std::int64_t valid_to) {
@@ -208,12 +210,14 @@ bool decode_tx_suffix(std::string_view suffix, TxTimes* times, Datom& d) {
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* datom,
                   GiantRef* giant, TxTimes* times, bool skip_value, ValueMemo* memo) {
   const std::size_t fact_size = fact_length(key);
-  if (fact_size == 0 || (data.size() != 0 && data.size() != 8)) return false;
+  std::string_view valid_to;
+  if (fact_size == 0 || !checked_payload(key, data, &valid_to)) return false;
+  if (!valid_to.empty() && valid_to.size() != 8) return false;
   giant->giant = false;
   FactFields fields{key.substr(0, fact_size), *datom, *giant, skip_value};
   if (!take_fact(index, fields, memo)) return false;
   if (!decode_tx_suffix(key.substr(fact_size, key.size() - 1 - fact_size), times, *datom)) return false;
-  datom->valid_to = data.empty() ? kForever : get_i64(data);
+  datom->valid_to = valid_to.empty() ? kForever : get_i64(valid_to);
   return true;
 }
 

@@ -5,14 +5,15 @@
 //
 //   eavt key: e a V | tx op vf n     aevt key: a e V | tx op vf n
 //   avet key: a V e | tx op vf n     vaet key: r a e | tx op vf n   (only when V is a ref to r)
-//   data (all four): vt, or nothing when vt is forever
+//   data (all four): vt (left out when it is forever), then the check byte of key and vt
 //
 // e, a, r, vf are ordered signed integers and tx an ordered unsigned one (key_coding.h: 1 to 9
 // bytes, small numbers short), except that a vf equal to the transaction's time (the default
 // valid-from) is the one byte kValidFromIsTxTime, which decoding replaces by that time (TxTimes);
 // op is one byte; V is encode_value; n, the last byte, is the
 // length of "tx op vf", so the fact part of a key is found without decoding it. vt, when
-// bounded, is a sign-flipped big-endian i64. The fact part (e, a, v) comes first: the records of
+// bounded, is a sign-flipped big-endian i64; the check byte (record_check.h) lets a reader see a
+// record damaged in place. The fact part (e, a, v) comes first: the records of
 // one fact are adjacent in every index, oldest transaction first, so a scan resolves retractions
 // group by group. (n cannot disturb that order: the encodings before it are self-delimiting, so
 // two keys differ before it.) Keys fit LMDB's 511-byte limit: V is at most kMaxEncodedValue
@@ -72,10 +73,13 @@ class TxTimes {
 };
 // Appended to a fact part: sorts after every record of the fact.
 inline constexpr char kAfterFact = '\xff';
-std::string encode_valid_to(std::int64_t valid_to);
-void encode_valid_to(std::string& out, std::int64_t valid_to);  // appends
+// The data of a record: valid_to (nothing when it is forever) and the check byte of key and it.
+std::string encode_record_data(std::string_view key, std::int64_t valid_to);
+// Appends valid_to's bytes alone (nothing when it is forever): the data before its check byte.
+void encode_valid_to(std::string& out, std::int64_t valid_to);
 
-// Decodes a key of index (and its data) into datom. A giant value comes back as its prefix with
+// Decodes a key of index (and its data) into datom; false too when the data's check byte is not
+// the key's and the data's (record_check.h). A giant value comes back as its prefix with
 // giant/hash set; the caller fetches the full text. Returns false on a malformed key.
 struct GiantRef {
   bool giant = false;

@@ -8,6 +8,7 @@
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
+#include "lmdb_store/record_check.h"
 
 namespace datalog::store {
 
@@ -127,6 +128,7 @@ Status DatomScan::fill() {
   DATALOG_RETURN_IF_ERROR(open_cursor(walk));
   walk.k = as_val(resume_);
   walk.rc = mdb::cursor_get(walk.cursor, &walk.k, &walk.v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
+  if (!resume_.empty()) DATALOG_RETURN_IF_ERROR(check_landing(walk));
   // One seek, then facts in key order until the batch is full: batches grow, so a scan that
   // stops at its first row reads little and a long one seeks rarely.
   const std::size_t batch = std::min(batch_, max_batch_);
@@ -140,12 +142,44 @@ Status DatomScan::fill() {
     }
     if (walk.rc != MDB_SUCCESS) return status_from_mdb(walk.rc, "read index");
     if (!end_.empty() && walk.key() >= std::string_view(end_)) {
+      // The key that ends the scan is checked too: a record damaged to sort later would end it.
+      std::string_view payload;
+      if (!checked_payload(walk.key(), as_view(walk.v), &payload)) return walk.damage("an index record is damaged");
       exhausted_ = true;
       break;
     }
     DATALOG_RETURN_IF_ERROR(read_fact(walk, &last_fact));
   }
   if (!last_fact.empty()) resume_after(last_fact);
+  return Status::OK();
+}
+
+// A seek lands on the first key at or after resume_, and the key before it sorts before resume_.
+// LMDB trusts its branch pages: a separator key damaged in place sends the search into the wrong
+// page, and the records it should have found are skipped without a sign. So the landing and its
+// predecessor are checked (their order, and the predecessor's check byte), and the walk is put
+// back on the landing.
+Status DatomScan::check_landing(RecordWalk& walk) {
+  const std::string_view target = resume_;
+  if (walk.rc == MDB_SUCCESS && walk.key() < target) return walk.damage("a search landed before its key");
+  if (walk.rc != MDB_SUCCESS && walk.rc != MDB_NOTFOUND) return Status::OK();  // fill() reports it
+  const bool past_end = walk.rc == MDB_NOTFOUND;
+  MDB_val k, v;
+  int rc = mdb::cursor_get(walk.cursor, &k, &v, past_end ? MDB_LAST : MDB_PREV);
+  if (rc == MDB_SUCCESS) {
+    std::string_view payload;
+    if (as_view(k) >= target || !checked_payload(as_view(k), as_view(v), &payload)) {
+      return walk.damage("the key before a search's landing is damaged");
+    }
+    if (past_end) return Status::OK();  // walk.rc stays MDB_NOTFOUND
+    rc = mdb::cursor_get(walk.cursor, &walk.k, &walk.v, MDB_NEXT);
+  } else if (rc == MDB_NOTFOUND) {
+    if (past_end) return Status::OK();  // an empty index
+    rc = mdb::cursor_get(walk.cursor, &walk.k, &walk.v, MDB_FIRST);  // the landing is the first key
+  }
+  walk.rc = rc;
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read index");
+  if (walk.key() < target) return walk.damage("a search landed before its key");
   return Status::OK();
 }
 

@@ -86,6 +86,7 @@ class DatomScan {
   // fill()'s steps (datom_scan.cpp). Those run for every fact are inlined into fill(), the hot
   // loop of every read, where a call per fact would cost time; a fact's history is rare.
   inline Status open_cursor(RecordWalk& walk);
+  Status check_landing(RecordWalk& walk);
   [[gnu::always_inline]] inline Status read_fact(RecordWalk& walk, std::string_view* fact);
   [[gnu::always_inline]] inline Status keep_if_visible(Datom& only, const GiantRef& giant);
   Status read_history(RecordWalk& walk, std::string_view fact, GiantRef* giant);  // rare

@@ -52,6 +52,11 @@ class Comparison {
         return fmt::format("[e {} a {} v {} tx {} op {}]", d.e, d.a, d.v.to_edn(), d.tx,
                            static_cast<int>(d.op));
       }
+      // A record whose key decodes but whose check byte (record_check.h) does not hold.
+      if (decode_datom(spec.index, key, encode_record_data(key, kForever), &d, &giant, &times_)) {
+        return fmt::format("[e {} a {} v {} tx {} op {}] (its check byte is wrong)", d.e, d.a,
+                           d.v.to_edn(), d.tx, static_cast<int>(d.op));
+      }
       return fmt::format("a malformed key of {} bytes", key.size());
     }
     std::string hex;

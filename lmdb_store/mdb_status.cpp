@@ -18,6 +18,12 @@ Status status_from_mdb(int rc, std::string_view what) {
                               what));
   }
   const std::string detail = fmt::format("{}: {}", what, mdb_strerror(rc));
+  if (fault_detail::damage_code(rc)) {  // the guarded call marked the index damaged (page_fault_guard.h)
+    return Status(StatusCode::Corrupt,
+                  fmt::format("the index is damaged ({}); it is rebuilt from the log by the next "
+                              "statement",
+                              detail));
+  }
   switch (rc) {
     case MDB_MAP_FULL:
       return Status(StatusCode::MapFull, detail);
@@ -28,8 +34,6 @@ Status status_from_mdb(int rc, std::string_view what) {
     case MDB_INVALID:
     case MDB_VERSION_MISMATCH:
       return Status(StatusCode::NotAGraph, detail);
-    case MDB_CORRUPTED:
-    case MDB_PAGE_NOTFOUND:
     case MDB_BAD_TXN:
       return Status(StatusCode::Corrupt, detail);
     case EACCES:

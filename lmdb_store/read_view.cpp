@@ -87,7 +87,7 @@ std::string datom_row_key(const Datom& d) {
 
 Status fact_of_row_key(WriteTxn& w, std::string_view key, Datom* out) {
   GiantRef giant;
-  if (!decode_datom(IndexId::Eavt, key, encode_valid_to(kForever), out, &giant, nullptr)) {
+  if (!decode_datom(IndexId::Eavt, key, encode_record_data(key, kForever), out, &giant, nullptr)) {
     return Status(StatusCode::InvalidArgument, "the datom column does not hold a datom key");
   }
   if (giant.giant) DATALOG_RETURN_IF_ERROR(load_giant(w.read_txn(), w.env().tables(), giant.hash, &out->v));

@@ -1,6 +1,6 @@
 // lmdb_store/tx_log_format.h: the byte layout of the index's transaction table (txlog).
 //
-//   key tx (8 bytes, big-endian)            -> wall time ms (i64) | datom count (u64)
+//   key tx (8 bytes, big-endian)            -> wall time ms (i64) | datom count (u64) | check byte
 //   key tx | chunk number (4 bytes, BE)     -> datoms: repeated [u16 key length][eavt key][vt]
 // Transactions sort in counter order. The chunks, a copy of each transaction's datoms, are only
 // in graphs of the first storage format (read by v1_graph_reader.h): since the log moved into

@@ -10,6 +10,7 @@
 #include "lmdb_store/meta.h"
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/record_check.h"
 #include "lmdb_store/tx_log_format.h"
 
 namespace datalog::store {
@@ -205,6 +206,7 @@ Status WriteTxn::write_tx_header(std::uint64_t datoms) {
   put_i64(header, tx_time_ms_);
   put_u64(header, datoms);
   const std::string key = tx_header_key(tx_);
+  append_record_check(header, key);
   MDB_val k = as_val(key), v = as_val(header);
   return status_from_mdb(mdb::put(txn(), env_->tables().txlog, &k, &v, 0), "write transaction log");
 }

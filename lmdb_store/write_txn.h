@@ -140,7 +140,7 @@ class WriteTxn {
 
   WriteTxn(std::shared_ptr<GraphEnv> env) : env_(std::move(env)) {}
   Status index_cursor(IndexId index, MDB_cursor** cursor);
-  Status put_record(IndexId index, std::string_view key, std::string_view data, EntityId a,
+  Status put_record(IndexId index, std::string_view key, std::string_view valid_to, EntityId a,
                     bool* inserted);
   Status delete_record(IndexId index, const Datom& d);
   Status write_datom(const Datom& d);
@@ -218,6 +218,7 @@ class WriteTxn {
   std::vector<LogRow> log_rows_;
   // Reused for every record written, so writing allocates nothing once they have grown.
   std::string eavt_key_, index_key_, valid_to_;
+  std::string record_data_;  // put_record: valid-to and check byte of the record it writes
 };
 
 }  // namespace datalog::store

@@ -10,6 +10,7 @@
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/meta.h"
 #include "lmdb_store/page_fault_guard.h"
+#include "lmdb_store/record_check.h"
 
 namespace datalog::store {
 
@@ -33,11 +34,15 @@ Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
   return Status::OK();
 }
 
-// Writes key with data (the datom's valid-to) into index; a's statistics count it.
-Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_view data, EntityId a,
+// Writes key with valid_to (the datom's valid-to bytes) and the check byte into index; a's
+// statistics count it.
+Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_view valid_to, EntityId a,
                             bool* inserted) {
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(index, &cursor));
+  record_data_.assign(valid_to);
+  append_record_check(record_data_, key);
+  const std::string_view data = record_data_;
   MDB_val k = as_val(key), v = as_val(data);
   // Keys that come in ascending order (new entities loaded in bulk) go in with MDB_APPEND, which
   // skips LMDB's search. LMDB refuses the append (MDB_KEYEXIST) unless the key sorts after every

@@ -38,7 +38,8 @@ def test_a_record_the_log_never_wrote_is_named(tmp_path):
                           check=True).stdout.splitlines()
     header = dump[:dump.index("HEADER=END") + 1]
     first_key = dump[len(header)].strip()
-    # The same record with the value "A" (0x41) changed to "Z" (0x5a): a fact nobody asserted.
+    # The same record with the value "A" (0x41) changed to "Z" (0x5a): a fact nobody asserted,
+    # without the check byte its data would need (mdb_load writes empty data).
     forged = first_key.replace("0041", "005a", 1)
     assert forged != first_key
     (tmp_path / "forged.txt").write_text("\n".join(header + [" " + forged, " ", "DATA=END", ""]))
@@ -50,7 +51,8 @@ def test_a_record_the_log_never_wrote_is_named(tmp_path):
         "ok": False, "log_rows": 3,
         "records": {"eavt": 6, "aevt": 5, "avet": 5, "vaet": 1},
         "problem_count": 2,
-        "problems": [f'eavt: [e {ident} a {ident + 1} v "Z" tx 1 op 1] is in the index but not in the log',
+        "problems": [f'eavt: [e {ident} a {ident + 1} v "Z" tx 1 op 1] (its check byte is wrong) is in '
+                     'the index but not in the log',
                      "the indexes disagree: eavt holds 6 records, aevt 5, avet 5"]}
     # datalog_rebuild mends it.
     rows(conn, "SELECT datalog_rebuild('g')")

@@ -2,9 +2,10 @@
 the current build reads the old log rows, rebuilds the index in its own layout, and answers every
 query as the old build did. The fixture and the old build's answers: fixtures/README.md.
 
-A format-4 index (ident names keyed without their length) is made from this build's own index
-with raw LMDB, since that is all format 5 changed: used as it is, no name would be found."""
-import ctypes
+Indexes of formats 4 and 5 are made from this build's own index with raw LMDB, undoing what each
+later format changed: format 6 ended each record's data with a check byte (format 5 has none:
+read as this build's, every record would look damaged), format 5 keyed ident names by their
+length first (format 4 did not: no name would be found)."""
 import json
 import os
 import shutil
@@ -14,7 +15,9 @@ import sys
 import pytest
 
 from conftest import EXT
+from raw_lmdb import RawIndex
 
+CURRENT = 6  # the index format this build writes (DATALOG_FORMAT_VERSION)
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
 
@@ -50,55 +53,38 @@ def test_a_format_2_index_is_rebuilt_in_the_current_layout(tmp_path, expected):
     shutil.copy(os.path.join(FIXTURES, "v2.mdb"), tmp_path / "v2.db-g.graph")
     assert answers(tmp_path / "v2.db") == expected
     s = stats(tmp_path / "v2.db")
-    assert (s["index_format"], s["log_rows"], s["indexed_rows"]) == (5, 11, 11)
+    assert (s["index_format"], s["log_rows"], s["indexed_rows"]) == (CURRENT, 11, 11)
 
 
 def test_the_format_2_log_alone_gives_the_same_answers(tmp_path, expected):
     shutil.copy(os.path.join(FIXTURES, "v2.db"), tmp_path / "v2.db")
     assert answers(tmp_path / "v2.db") == expected
-    assert stats(tmp_path / "v2.db")["index_format"] == 5
+    assert stats(tmp_path / "v2.db")["index_format"] == CURRENT
 
 
-# --- format 4 → 5: ident names keyed by their length first -------------------------------------
+# --- formats 4 and 5, made from this build's index ---------------------------------------------
 
-class _Val(ctypes.Structure):
-    _fields_ = [("mv_size", ctypes.c_size_t), ("mv_data", ctypes.c_void_p)]
+CHECKED_TABLES = [b"eavt", b"aevt", b"avet", b"vaet", b"ident_names", b"ident_ids", b"txlog", b"giants"]
 
 
-def _as_format_4(graph_path):
-    """Rewrites a format-5 index in place into what a format-4 build wrote: the meta format 4 and
-    each ident name's key without its leading length byte (raw LMDB through ctypes)."""
-    lmdb = ctypes.CDLL("liblmdb.so.0")
-    env, txn, cursor = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-    names, meta = ctypes.c_uint(), ctypes.c_uint()
-    assert lmdb.mdb_env_create(ctypes.byref(env)) == 0
-    lmdb.mdb_env_set_maxdbs(env, 16)
-    assert lmdb.mdb_env_set_mapsize(env, ctypes.c_size_t(1 << 30)) == 0
-    assert lmdb.mdb_env_open(env, str(graph_path).encode(), 0x4000, 0o644) == 0  # MDB_NOSUBDIR
-    assert lmdb.mdb_txn_begin(env, None, 0, ctypes.byref(txn)) == 0
-    assert lmdb.mdb_dbi_open(txn, b"ident_names", 0, ctypes.byref(names)) == 0
-    assert lmdb.mdb_dbi_open(txn, b"meta", 0, ctypes.byref(meta)) == 0
-    assert lmdb.mdb_cursor_open(txn, names, ctypes.byref(cursor)) == 0
-    entries = []
-    k, v = _Val(), _Val()
-    op = 0  # MDB_FIRST, then MDB_NEXT (8)
-    while lmdb.mdb_cursor_get(cursor, ctypes.byref(k), ctypes.byref(v), op) == 0:
-        entries.append((ctypes.string_at(k.mv_data, k.mv_size), ctypes.string_at(v.mv_data, v.mv_size)))
-        op = 8
-    lmdb.mdb_cursor_close(cursor)
-    assert entries, "the index holds no ident names"
-    assert lmdb.mdb_drop(txn, names, 0) == 0
-    for key, data in entries:
-        assert key[0] == min(len(key) - 1, 255), key  # the format-5 length byte
-        old_key, old_data = ctypes.create_string_buffer(key[1:]), ctypes.create_string_buffer(data)
-        k, v = _Val(len(key) - 1, ctypes.addressof(old_key)), _Val(len(data), ctypes.addressof(old_data))
-        assert lmdb.mdb_put(txn, names, ctypes.byref(k), ctypes.byref(v), 0) == 0
-    fmt_key, four = ctypes.create_string_buffer(b"format"), ctypes.create_string_buffer(b"\x00\x00\x00\x04")
-    k, v = _Val(6, ctypes.addressof(fmt_key)), _Val(4, ctypes.addressof(four))
-    assert lmdb.mdb_put(txn, meta, ctypes.byref(k), ctypes.byref(v), 0) == 0
-    assert lmdb.mdb_txn_commit(txn) == 0
-    lmdb.mdb_env_close(env)
-    return len(entries)
+def _as_older_format(graph_path, version):
+    """Rewrites this build's index in place into what a build of format `version` (4 or 5) wrote:
+    no check byte at the end of any record's data, for 4 also each ident name's key without its
+    leading length byte, and the meta format. Returns the ident names moved."""
+    index = RawIndex(graph_path)
+    for table in CHECKED_TABLES:
+        index.replace(table, [(key, data[:-1]) for key, data in index.entries(table)])
+    names = 0
+    if version == 4:
+        entries = index.entries(b"ident_names")
+        assert entries, "the index holds no ident names"
+        for key, _ in entries:
+            assert key[0] == min(len(key) - 1, 255), key  # the format-5 length byte
+        index.replace(b"ident_names", [(key[1:], data) for key, data in entries])
+        names = len(entries)
+    index.put(b"meta", b"format", bytes([0, 0, 0, version]))
+    index.commit()
+    return names
 
 
 def _make_graph(db):
@@ -127,7 +113,18 @@ def test_a_format_4_index_is_rebuilt_with_the_names_keyed_by_length(tmp_path):
     for q, rows in QUERIES.items():
         assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
     # The same index as a format-4 build left it: found by its old keys, not by this build's.
-    assert _as_format_4(tmp_path / "v4.db-g.graph") >= 8
-    assert stats(db)["index_format"] == 5  # rebuilt from the log on first use
+    assert _as_older_format(tmp_path / "v4.db-g.graph", 4) >= 8
+    assert stats(db)["index_format"] == CURRENT  # rebuilt from the log on first use
     for q, rows in QUERIES.items():
         assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
+
+
+def test_a_format_5_index_is_rebuilt_with_check_bytes(tmp_path):
+    db = tmp_path / "v5.db"
+    _make_graph(db)
+    # Records without check bytes: a format-5 index is rebuilt, not read as damaged (a query on a
+    # damaged index fails once with SQLITE_CORRUPT, which query_in_child would raise).
+    _as_older_format(tmp_path / "v5.db-g.graph", 5)
+    for q, rows in QUERIES.items():
+        assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
+    assert stats(db)["index_format"] == CURRENT

@@ -46,7 +46,7 @@ TEST_CASE("datom layout: every index's key decodes to its datom", "[layout]") {
       const std::string key = key_of(index, d, kTxTime);
       Datom back;
       GiantRef giant;
-      REQUIRE(decode_datom(index, key, encode_valid_to(d.valid_to), &back, &giant, &times));
+      REQUIRE(decode_datom(index, key, encode_record_data(key, d.valid_to), &back, &giant, &times));
       CHECK(datom_text(back) == datom_text(d));
       CHECK(fact_length(key) > 0);
     }
@@ -61,14 +61,14 @@ TEST_CASE("datom layout: a valid-from equal to the transaction's time is one byt
   CHECK(fact_length(elided) == fact_length(written));
   Datom back;
   GiantRef giant;
-  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, {}, &back, &giant, nullptr));  // no times
+  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, encode_record_data(elided, kForever), &back, &giant, nullptr));  // no times
   FixedTimes none;
-  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, {}, &back, &giant, &none));  // tx unknown
+  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, encode_record_data(elided, kForever), &back, &giant, &none));  // tx unknown
   FixedTimes times;
   times.times[7] = kTxTime;
-  REQUIRE(decode_datom(IndexId::Eavt, elided, {}, &back, &giant, &times));
+  REQUIRE(decode_datom(IndexId::Eavt, elided, encode_record_data(elided, kForever), &back, &giant, &times));
   CHECK(back.valid_from == kTxTime);
-  REQUIRE(decode_datom(IndexId::Eavt, written, {}, &back, &giant, nullptr));
+  REQUIRE(decode_datom(IndexId::Eavt, written, encode_record_data(written, kForever), &back, &giant, nullptr));
   CHECK(back.valid_from == kTxTime);
   // The two forms of one record sort together, after the fact's other transactions' records.
   const Datom later{1, 2, Value::integer(3), 8, Op::Assert, 0, kForever};
