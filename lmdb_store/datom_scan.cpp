@@ -164,19 +164,32 @@ Status DatomScan::check_landing(RecordWalk& walk) {
   if (walk.rc == MDB_SUCCESS && walk.key() < target) return walk.damage("a search landed before its key");
   if (walk.rc != MDB_SUCCESS && walk.rc != MDB_NOTFOUND) return Status::OK();  // fill() reports it
   const bool past_end = walk.rc == MDB_NOTFOUND;
-  MDB_val k, v;
-  int rc = mdb::cursor_get(walk.cursor, &k, &v, past_end ? MDB_LAST : MDB_PREV);
-  if (rc == MDB_SUCCESS) {
+  // The step back and the step forth in one guarded call: a point query pays for one trap.
+  MDB_val before_k{}, before_v{};
+  const MDB_val landing_k = walk.k, landing_v = walk.v;  // checked inside the file by the seek
+  int before_rc = MDB_SUCCESS;
+  MDB_cursor* c = walk.cursor;
+  MDB_env* env = mdb_txn_env(mdb_cursor_txn(c));
+  const int rc = guarded(env, [&] {
+    before_rc = mdb_cursor_get(c, &before_k, &before_v, past_end ? MDB_LAST : MDB_PREV);
+    if (past_end) return MDB_NOTFOUND;  // the walk stays past the end
+    if (before_rc == MDB_NOTFOUND) return mdb_cursor_get(c, &walk.k, &walk.v, MDB_FIRST);  // landed first
+    if (before_rc != MDB_SUCCESS) return before_rc;
+    return mdb_cursor_get(c, &walk.k, &walk.v, MDB_NEXT);
+  });
+  const bool back_on_landing = walk.k.mv_data == landing_k.mv_data && walk.k.mv_size == landing_k.mv_size &&
+                               walk.v.mv_data == landing_v.mv_data && walk.v.mv_size == landing_v.mv_size;
+  if (rc == kPageFault || (before_rc == MDB_SUCCESS && !fault_detail::within_file(env, &before_k, &before_v)) ||
+      (rc == MDB_SUCCESS && !back_on_landing && !fault_detail::within_file(env, &walk.k, &walk.v))) {
+    return status_from_mdb(kPageFault, "read index");
+  }
+  if (before_rc == MDB_SUCCESS) {
     std::string_view payload;
-    if (as_view(k) >= target || !checked_payload(as_view(k), as_view(v), &payload)) {
+    if (as_view(before_k) >= target || !checked_payload(as_view(before_k), as_view(before_v), &payload)) {
       return walk.damage("the key before a search's landing is damaged");
     }
-    if (past_end) return Status::OK();  // walk.rc stays MDB_NOTFOUND
-    rc = mdb::cursor_get(walk.cursor, &walk.k, &walk.v, MDB_NEXT);
-  } else if (rc == MDB_NOTFOUND) {
-    if (past_end) return Status::OK();  // an empty index
-    rc = mdb::cursor_get(walk.cursor, &walk.k, &walk.v, MDB_FIRST);  // the landing is the first key
   }
+  if (past_end) return Status::OK();  // walk.rc stays MDB_NOTFOUND
   walk.rc = rc;
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read index");
   if (walk.key() < target) return walk.damage("a search landed before its key");
