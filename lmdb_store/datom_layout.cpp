@@ -43,18 +43,30 @@ void encode_fact_prefix(std::string& out, IndexId index, EntityId e, EntityId a,
   }
 }
 
+namespace {
+
+constexpr std::uint8_t kValidFromFollows = 1;  // the op byte's low bit
+
+}  // namespace
+
 void encode_tx_op(std::string& out, std::uint64_t tx, Op op) {
   put_ordered_uint(out, tx);
-  out += static_cast<char>(op);
+  out += static_cast<char>(static_cast<std::uint8_t>(op) << 1);
+}
+
+bool same_tx_op(std::string_view key, std::string_view prefix) {
+  if (prefix.empty() || key.size() <= prefix.size()) return false;
+  const std::size_t op_at = prefix.size() - 1;
+  return key.substr(0, op_at) == prefix.substr(0, op_at) &&
+         (static_cast<std::uint8_t>(key[op_at]) >> 1) == (static_cast<std::uint8_t>(prefix[op_at]) >> 1);
 }
 
 void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t valid_from,
                       std::int64_t tx_time_ms) {
   const std::size_t start = out.size();
   encode_tx_op(out, tx, op);
-  if (tx_time_ms != kUnknownTxTime && valid_from == tx_time_ms) {
-    out += kValidFromIsTxTime;
-  } else {
+  if (tx_time_ms == kUnknownTxTime || valid_from != tx_time_ms) {
+    out.back() = static_cast<char>(out.back() | kValidFromFollows);
     put_ordered_int(out, valid_from);
   }
   out += static_cast<char>(out.size() - start);
@@ -190,17 +202,16 @@ bool take_fact(IndexId index, FactFields& f, ValueMemo* memo) {
   return f.pos == f.fact.size();
 }
 
-// "tx op vf" (the suffix without its length byte) into d.
+// "tx op [vf]" (the suffix without its length byte) into d.
 bool decode_tx_suffix(std::string_view suffix, TxTimes* times, Datom& d) {
   std::size_t at = get_ordered_uint(suffix, &d.tx);
   if (at == 0 || at >= suffix.size()) return false;
-  const auto op = static_cast<std::uint8_t>(suffix[at]);
+  const auto op_byte = static_cast<std::uint8_t>(suffix[at]);
+  const std::uint8_t op = op_byte >> 1;
   if (op > static_cast<std::uint8_t>(Op::Reassert)) return false;
   d.op = static_cast<Op>(op);
   ++at;
-  if (at + 1 == suffix.size() && suffix[at] == kValidFromIsTxTime) {
-    return times && times->time_of(d.tx, &d.valid_from);
-  }
+  if (!(op_byte & kValidFromFollows)) return at == suffix.size() && times && times->time_of(d.tx, &d.valid_from);
   const std::size_t vf = get_ordered_int(suffix.substr(at), &d.valid_from);
   return vf != 0 && at + vf == suffix.size();
 }

@@ -3,15 +3,16 @@
 // Every index row is one record of the append-only history: an assertion or a retraction of
 // (e, a, v) in transaction tx, with its valid-time interval [valid_from, valid_to).
 //
-//   eavt key: e a V | tx op vf n     aevt key: a e V | tx op vf n
-//   avet key: a V e | tx op vf n     vaet key: r a e | tx op vf n   (only when V is a ref to r)
+//   eavt key: e a V | tx op [vf] n     aevt key: a e V | tx op [vf] n
+//   avet key: a V e | tx op [vf] n     vaet key: r a e | tx op [vf] n   (only when V is a ref to r)
 //   data (all four): vt (left out when it is forever), then the check byte of key and vt
 //
 // e, a, r, vf are ordered signed integers and tx an ordered unsigned one (key_coding.h: 1 to 9
-// bytes, small numbers short), except that a vf equal to the transaction's time (the default
-// valid-from) is the one byte kValidFromIsTxTime, which decoding replaces by that time (TxTimes);
-// op is one byte; V is encode_value; n, the last byte, is the
-// length of "tx op vf", so the fact part of a key is found without decoding it. vt, when
+// bytes, small numbers short). The op byte is 2 × op, plus 1 when vf follows: a vf equal to the
+// transaction's time (the default valid-from) is left out, and decoding takes that time
+// (TxTimes). Records of one fact and transaction sort by op, then with the default valid-from
+// first, then by vf. V is encode_value; n, the last byte, is the
+// length of "tx op [vf]", so the fact part of a key is found without decoding it. vt, when
 // bounded, is a sign-flipped big-endian i64; the check byte (record_check.h) lets a reader see a
 // record damaged in place. The fact part (e, a, v) comes first: the records of
 // one fact are adjacent in every index, oldest transaction first, so a scan resolves retractions
@@ -54,10 +55,11 @@ std::size_t counted_prefix_length(IndexId index, std::string_view key);
 void encode_datom_key(std::string& out, IndexId index, const Datom& datom, std::int64_t tx_time_ms);
 // Appends only the (e, a, v) group prefix of datom's key in index.
 void encode_fact_prefix(std::string& out, IndexId index, EntityId e, EntityId a, const Value& v);
-// Appends "tx op" (the start of a suffix: a prefix of every record of a fact made by op in tx).
+// Appends "tx op" with the op byte of a default valid-from: the first key of the records of a fact
+// made by op in tx. Every such record starts with it up to the op byte (same_tx_op).
 void encode_tx_op(std::string& out, std::uint64_t tx, Op op);
-// The vf of a record valid from its transaction's time: below every ordered integer's head.
-inline constexpr char kValidFromIsTxTime = '\x00';
+// Whether key is a record made by the op of prefix (a fact part and encode_tx_op).
+bool same_tx_op(std::string_view key, std::string_view prefix);
 // For tx_time_ms when the transaction's time is not known: vf is always written out.
 inline constexpr std::int64_t kUnknownTxTime = INT64_MIN;
 // Appends "tx op vf n"; tx_time_ms: the time of transaction tx (kUnknownTxTime: not known).
@@ -95,7 +97,7 @@ struct ValueMemo {
 // With skip_value, d->v is set to nil without decoding where the key layout allows it (EAVT,
 // AEVT: the value is the key's last field); giant is then never set. With memo, AVET keys reuse the value decoded
 // from the previous key when their value bytes are the same.
-// times resolves a vf left out (kValidFromIsTxTime); without it (null) such a key is malformed.
+// times resolves a vf left out; without it (null) such a key is malformed.
 bool decode_datom(IndexId index, std::string_view key, std::string_view data, Datom* d, GiantRef* giant,
                   TxTimes* times, bool skip_value = false, ValueMemo* memo = nullptr);
 

@@ -13,7 +13,8 @@ namespace datalog::store {
 
 namespace {
 
-// The EAVT key prefix of (e, a, v)'s records made by op in transaction tx; replaces out.
+// The first EAVT key of (e, a, v)'s records made by op in transaction tx (same_tx_op finds the
+// others); replaces out.
 void encode_fact_op_prefix(std::string& out, EntityId e, EntityId a, const Value& v,
                            std::uint64_t tx, Op op) {
   out.clear();
@@ -36,7 +37,7 @@ Status WriteTxn::find_at_tx(EntityId e, EntityId a, const Value& v, Op op,
   MDB_val k = as_val(prefix), val;
   rc = mdb::cursor_get(cursor, &k, &val, MDB_SET_RANGE);
   KeyOrder order;
-  while (rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == prefix) {
+  while (rc == MDB_SUCCESS && same_tx_op(as_view(k), prefix)) {
     if (!order.next(as_view(k))) {
       mdb_cursor_close(cursor);
       return index_damage(txn(), "eavt keys are out of order");
@@ -94,7 +95,7 @@ Status WriteTxn::has_record(EntityId e, EntityId a, const Value& v, std::uint64_
   MDB_val k = as_val(prefix), val;
   const int rc = mdb::cursor_get(cursor, &k, &val, MDB_SET_RANGE);
   if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return status_from_mdb(rc, "read eavt");
-  *found = rc == MDB_SUCCESS && as_view(k).substr(0, prefix.size()) == std::string_view(prefix);
+  *found = rc == MDB_SUCCESS && same_tx_op(as_view(k), prefix);
   return Status::OK();
 }
 
