@@ -12,11 +12,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace datalog::store;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // The data of an unbounded record of these bytes: its check byte matches, so the key is decoded.
-  const std::string data = encode_record_data(bytes, kForever);
+  const std::string record_data = encode_record_data(bytes, kForever);
   for (const IndexId index : {IndexId::Eavt, IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     datalog::Datom d;
     GiantRef giant;
-    (void)decode_datom(index, bytes, data, &d, &giant, nullptr);
+    (void)decode_datom(index, bytes, record_data, &d, &giant, nullptr);
     (void)decode_datom(index, bytes, bytes, &d, &giant, nullptr, /*skip_value=*/true);
   }
   (void)decode_value(bytes);
