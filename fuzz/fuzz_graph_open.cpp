@@ -8,9 +8,10 @@
 // Seeds (fuzz/corpus/graph_open/, named .mdb since .graph files are not versioned): a real
 // index of format 4 (people.mdb), one of format 5 (people-format5.mdb, whose ident names are
 // keyed by length first) and one of format 6 (people-format6.mdb, whose records end with a check
-// byte: mutations of it reach past the check only where they leave it intact), two copies of the first with one leaf page that sends LMDB into an
-// endless loop (caught by the stuck-call watchdog and by the key-order checks; a regression
-// shows as a libFuzzer timeout), and one whose table record names a meta page as its root.
+// byte: mutations of it reach past the check only where they leave it intact), two copies of the
+// first with one leaf page that sends LMDB into an endless loop (caught by the stuck-call
+// watchdog and by the key-order checks; a regression shows as a libFuzzer timeout), and one whose
+// table record names a meta page as its root.
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -35,7 +35,9 @@ Status load_giant(MDB_txn* txn, const Tables& t, const GiantHash& hash, Value* v
   }
   std::string_view stored = as_view(v);
   const bool checked = hash_bytes == kGiantHashBytes;
-  if (checked && !checked_payload(key, as_view(v), &stored)) return index_damage(txn, "a long value is malformed");
+  if (checked && !checked_payload(key, as_view(v), &stored)) {
+    return index_damage(txn, "a long value is malformed");
+  }
   auto decoded = decode_stored_value(stored);
   if (!decoded) return index_damage(txn, "a long value is malformed");
   *value = std::move(*decoded);

@@ -211,7 +211,9 @@ bool decode_tx_suffix(std::string_view suffix, TxTimes* times, Datom& d) {
   if (op > static_cast<std::uint8_t>(Op::Reassert)) return false;
   d.op = static_cast<Op>(op);
   ++at;
-  if (!(op_byte & kValidFromFollows)) return at == suffix.size() && times && times->time_of(d.tx, &d.valid_from);
+  if (!(op_byte & kValidFromFollows)) {
+    return at == suffix.size() && times && times->time_of(d.tx, &d.valid_from);
+  }
   const std::size_t vf = get_ordered_int(suffix.substr(at), &d.valid_from);
   return vf != 0 && at + vf == suffix.size();
 }

@@ -144,7 +144,9 @@ Status DatomScan::fill() {
     if (!end_.empty() && walk.key() >= std::string_view(end_)) {
       // The key that ends the scan is checked too: a record damaged to sort later would end it.
       std::string_view payload;
-      if (!checked_payload(walk.key(), as_view(walk.v), &payload)) return walk.damage("an index record is damaged");
+      if (!checked_payload(walk.key(), as_view(walk.v), &payload)) {
+        return walk.damage("an index record is damaged");
+      }
       exhausted_ = true;
       break;
     }
@@ -161,7 +163,9 @@ Status DatomScan::fill() {
 // back on the landing.
 Status DatomScan::check_landing(RecordWalk& walk) {
   const std::string_view target = resume_;
-  if (walk.rc == MDB_SUCCESS && walk.key() < target) return walk.damage("a search landed before its key");
+  if (walk.rc == MDB_SUCCESS && walk.key() < target) {
+    return walk.damage("a search landed before its key");
+  }
   if (walk.rc != MDB_SUCCESS && walk.rc != MDB_NOTFOUND) return Status::OK();  // fill() reports it
   const bool past_end = walk.rc == MDB_NOTFOUND;
   // The step back and the step forth in one guarded call: a point query pays for one trap.
@@ -173,19 +177,24 @@ Status DatomScan::check_landing(RecordWalk& walk) {
   const int rc = guarded(env, [&] {
     before_rc = mdb_cursor_get(c, &before_k, &before_v, past_end ? MDB_LAST : MDB_PREV);
     if (past_end) return MDB_NOTFOUND;  // the walk stays past the end
-    if (before_rc == MDB_NOTFOUND) return mdb_cursor_get(c, &walk.k, &walk.v, MDB_FIRST);  // landed first
+    // The landing is the first key: there is none before it.
+    if (before_rc == MDB_NOTFOUND) return mdb_cursor_get(c, &walk.k, &walk.v, MDB_FIRST);
     if (before_rc != MDB_SUCCESS) return before_rc;
     return mdb_cursor_get(c, &walk.k, &walk.v, MDB_NEXT);
   });
-  const bool back_on_landing = walk.k.mv_data == landing_k.mv_data && walk.k.mv_size == landing_k.mv_size &&
-                               walk.v.mv_data == landing_v.mv_data && walk.v.mv_size == landing_v.mv_size;
-  if (rc == kPageFault || (before_rc == MDB_SUCCESS && !fault_detail::within_file(env, &before_k, &before_v)) ||
-      (rc == MDB_SUCCESS && !back_on_landing && !fault_detail::within_file(env, &walk.k, &walk.v))) {
+  const bool back_on_landing =
+      walk.k.mv_data == landing_k.mv_data && walk.k.mv_size == landing_k.mv_size &&
+      walk.v.mv_data == landing_v.mv_data && walk.v.mv_size == landing_v.mv_size;
+  const bool before_inside = before_rc != MDB_SUCCESS || fault_detail::within_file(env, &before_k, &before_v);
+  const bool walk_inside =
+      rc != MDB_SUCCESS || back_on_landing || fault_detail::within_file(env, &walk.k, &walk.v);
+  if (rc == kPageFault || !before_inside || !walk_inside) {
     return status_from_mdb(kPageFault, "read index");
   }
   if (before_rc == MDB_SUCCESS) {
     std::string_view payload;
-    if (as_view(before_k) >= target || !checked_payload(as_view(before_k), as_view(before_v), &payload)) {
+    if (as_view(before_k) >= target ||
+        !checked_payload(as_view(before_k), as_view(before_v), &payload)) {
       return walk.damage("the key before a search's landing is damaged");
     }
   }

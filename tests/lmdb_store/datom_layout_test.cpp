@@ -61,14 +61,16 @@ TEST_CASE("datom layout: a valid-from equal to the transaction's time is left ou
   CHECK(fact_length(elided) == fact_length(written));
   Datom back;
   GiantRef giant;
-  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, encode_record_data(elided, kForever), &back, &giant, nullptr));  // no times
+  const std::string elided_data = encode_record_data(elided, kForever);
+  const std::string written_data = encode_record_data(written, kForever);
+  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, elided_data, &back, &giant, nullptr));  // no times
   FixedTimes none;
-  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, encode_record_data(elided, kForever), &back, &giant, &none));  // tx unknown
+  CHECK_FALSE(decode_datom(IndexId::Eavt, elided, elided_data, &back, &giant, &none));  // tx unknown
   FixedTimes times;
   times.times[7] = kTxTime;
-  REQUIRE(decode_datom(IndexId::Eavt, elided, encode_record_data(elided, kForever), &back, &giant, &times));
+  REQUIRE(decode_datom(IndexId::Eavt, elided, elided_data, &back, &giant, &times));
   CHECK(back.valid_from == kTxTime);
-  REQUIRE(decode_datom(IndexId::Eavt, written, encode_record_data(written, kForever), &back, &giant, nullptr));
+  REQUIRE(decode_datom(IndexId::Eavt, written, written_data, &back, &giant, nullptr));
   CHECK(back.valid_from == kTxTime);
   // The two forms of one record sort together, after the fact's other transactions' records.
   const Datom later{1, 2, Value::integer(3), 8, Op::Assert, 0, kForever};
