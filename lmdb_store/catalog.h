@@ -94,8 +94,11 @@ Status read_tx_datoms(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::vect
 // --- rules -------------------------------------------------------------------------------------
 // Rules in the order they were added, as of log row `through` (storage v2: a rule records the
 // log row that added it and the one that removed it; a removed rule is kept for older readers).
+// An index holds checked records only (kChecked: any other form is damage); a version-1 graph
+// file holds untagged ones (kAny, v1_graph_reader.h).
+enum class RuleForms { kChecked, kAny };
 Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out,
-                  std::uint64_t through = UINT64_MAX);
+                  std::uint64_t through = UINT64_MAX, RuleForms forms = RuleForms::kChecked);
 Status write_rule(MDB_txn* txn, const Tables& t, const StoredRule& rule, std::uint64_t log_seq);
 // Marks the standing rules named name removed as of log row log_seq; *removed: how many.
 Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, std::uint64_t log_seq,

@@ -56,8 +56,10 @@ bool visible(const RuleRecord& r, std::uint64_t through) {
   return r.added <= through && (r.removed == 0 || r.removed > through);
 }
 
-// Every stored rule record in key order, undecodable ones skipped; what names the caller in errors.
-Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what,
+// Every stored rule record in key order; what names the caller in errors. An index of this
+// format holds checked records only, so any other form is damage; a version-1 file
+// (RuleForms::kAny) holds the untagged form, undecodable records skipped.
+Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what, RuleForms forms,
                      const std::function<void(std::string_view key, RuleRecord& r)>& visit) {
   MDB_cursor* cursor = nullptr;
   int rc = mdb::cursor_open(txn, t.rules, &cursor);
@@ -72,11 +74,18 @@ Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what,
       return index_damage(txn, "the rules table's keys are out of order");
     }
     std::string_view data = as_view(v);
-    if (!data.empty() && data[0] == kRuleChecked && !checked_payload(as_view(k), as_view(v), &data)) {
-      mdb_cursor_close(cursor);
-      return index_damage(txn, "a rule record is damaged");
+    const bool checked = !data.empty() && data[0] == kRuleChecked;
+    const char* damage = nullptr;
+    if (checked && !checked_payload(as_view(k), as_view(v), &data)) damage = "a rule record is damaged";
+    const bool decoded = damage == nullptr && decode_rule(data, &r);
+    if (forms == RuleForms::kChecked && damage == nullptr && (!checked || !decoded)) {
+      damage = "a rule record is malformed";
     }
-    if (decode_rule(data, &r)) visit(as_view(k), r);
+    if (damage != nullptr) {
+      mdb_cursor_close(cursor);
+      return index_damage(txn, damage);
+    }
+    if (decoded) visit(as_view(k), r);
     rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT);
   }
   mdb_cursor_close(cursor);
@@ -85,9 +94,10 @@ Status for_each_rule(MDB_txn* txn, const Tables& t, const char* what,
 
 }  // namespace
 
-Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out, std::uint64_t through) {
+Status read_rules(MDB_txn* txn, const Tables& t, std::vector<StoredRule>* out, std::uint64_t through,
+                  RuleForms forms) {
   out->clear();
-  return for_each_rule(txn, t, "read rules", [&](std::string_view, RuleRecord& r) {
+  return for_each_rule(txn, t, "read rules", forms, [&](std::string_view, RuleRecord& r) {
     if (visible(r, through)) out->push_back(std::move(r.rule));
   });
 }
@@ -108,7 +118,7 @@ Status delete_rules(MDB_txn* txn, const Tables& t, const std::string& name, std:
                     int* removed) {
   *removed = 0;
   std::vector<std::pair<std::string, std::string>> doomed;  // key, new data
-  DATALOG_RETURN_IF_ERROR(for_each_rule(txn, t, "delete rules", [&](std::string_view key, RuleRecord& r) {
+  DATALOG_RETURN_IF_ERROR(for_each_rule(txn, t, "delete rules", RuleForms::kChecked, [&](std::string_view key, RuleRecord& r) {
     if (r.removed != 0 || r.rule.name != name) return;
     r.removed = std::max<std::uint64_t>(log_seq, 1);
     doomed.emplace_back(std::string(key), encode_rule(key, r));

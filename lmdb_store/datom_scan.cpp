@@ -143,8 +143,7 @@ Status DatomScan::fill() {
     if (walk.rc != MDB_SUCCESS) return status_from_mdb(walk.rc, "read index");
     if (!end_.empty() && walk.key() >= std::string_view(end_)) {
       // The key that ends the scan is checked too: a record damaged to sort later would end it.
-      std::string_view payload;
-      if (!checked_payload(walk.key(), as_view(walk.v), &payload)) {
+      if (!record_intact(walk.key(), as_view(walk.v))) {
         return walk.damage("an index record is damaged");
       }
       exhausted_ = true;
@@ -192,9 +191,7 @@ Status DatomScan::check_landing(RecordWalk& walk) {
     return status_from_mdb(kPageFault, "read index");
   }
   if (before_rc == MDB_SUCCESS) {
-    std::string_view payload;
-    if (as_view(before_k) >= target ||
-        !checked_payload(as_view(before_k), as_view(before_v), &payload)) {
+    if (as_view(before_k) >= target || !record_intact(as_view(before_k), as_view(before_v))) {
       return walk.damage("the key before a search's landing is damaged");
     }
   }

@@ -28,5 +28,10 @@ inline bool checked_payload(std::string_view key, std::string_view stored, std::
   *payload = stored.substr(0, stored.size() - 1);
   return static_cast<std::uint8_t>(stored.back()) == record_check(key, *payload);
 }
+// Whether stored data ends with the right check byte, when what precedes it is not needed.
+inline bool record_intact(std::string_view key, std::string_view stored) {
+  std::string_view payload;
+  return checked_payload(key, stored, &payload);
+}
 
 }  // namespace datalog::store

@@ -258,7 +258,7 @@ class Reading {
   // for them.
   Status write_rules() {
     std::vector<StoredRule> rules;
-    DATALOG_RETURN_IF_ERROR(read_rules(txn_, t_, &rules));
+    DATALOG_RETURN_IF_ERROR(read_rules(txn_, t_, &rules, UINT64_MAX, RuleForms::kAny));
     for (const StoredRule& rule : rules) {
       log_rule(rows_.body(), rule);
       ++counts_.rules;

@@ -4,10 +4,14 @@ built extension.
 DATALOG_EXT names the extension to load (with or without the .so suffix: sqlite3_load_extension
 tries both); the default is the build/ folder of the repository this file lives in.
 """
+import ast
 import os
 import pathlib
 import re
 import sqlite3
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -50,6 +54,42 @@ def rows(conn, sql, params=()):
 def raises_datalog(message, exc=sqlite3.Error):
     """pytest.raises for an SQLite error whose text contains 'datalog: ' ... message."""
     return pytest.raises(exc, match=re.escape(message))
+
+
+def attempts_in_child(db, sql, attempts=2, until_rows=False, timeout=60):
+    """sql run up to `attempts` times by a fresh process on database db, which sees the index as
+    a new process would (a statement that finds damage fails; the next rebuilds). Stops at the
+    first attempt that answers when until_rows. The finished process: its output has one line per
+    attempt, the repr of the rows or of (error name, message); outcomes() reads them."""
+    script = textwrap.dedent(f"""
+        import sqlite3
+        conn = sqlite3.connect({str(db)!r}, isolation_level=None)
+        conn.enable_load_extension(True)
+        conn.load_extension({EXT!r})
+        for attempt in range({attempts}):
+            try:
+                print(repr(conn.execute({sql!r}).fetchall()))
+                if {until_rows}:
+                    break
+            except sqlite3.Error as e:
+                print(repr((e.sqlite_errorname, str(e))))
+    """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def outcomes(process):
+    """Each attempt of attempts_in_child: its rows, or (error name, message)."""
+    return [ast.literal_eval(line) for line in process.stdout.splitlines()]
+
+
+def rows_in_child(db, sql):
+    """The rows of sql, run once by a fresh process; its error fails the caller."""
+    out = attempts_in_child(db, sql, attempts=1)
+    assert out.returncode == 0, out.stderr
+    [answer] = outcomes(out)
+    assert isinstance(answer, list), answer
+    return answer
 
 
 @pytest.fixture

@@ -7,18 +7,16 @@ Truncated copies are rebuilt from the log at open. Pages damaged in place (zeroe
 random bytes) are found while reading: LMDB faults on a page (caught, lmdb_store/page_fault_guard.h)
 or a key does not decode; that statement fails with SQLITE_CORRUPT naming the damage, and the
 next one replaces the index with one rebuilt from the log. Each child queries twice."""
+import ast
 import os
 import random
 import shutil
 import signal
-import subprocess
-import sys
-import textwrap
 import time
 
 import pytest
 
-from conftest import EXT, connect
+from conftest import attempts_in_child, connect
 
 COPIES = int(os.environ.get("DAMAGE_COPIES", "25"))
 FACTS = 20000
@@ -71,19 +69,8 @@ def loop_leaves(index):
 
 
 def query_in_child(folder):
-    script = textwrap.dedent(f"""
-        import sqlite3
-        conn = sqlite3.connect({str(folder / 'app.db')!r}, isolation_level=None)
-        conn.enable_load_extension(True)
-        conn.load_extension({EXT!r})
-        for attempt in range(2):  # a statement that finds the damage fails; the next rebuilds
-            try:
-                print(*conn.execute("SELECT count(*), sum(length(v)) FROM g").fetchone())
-                break
-            except sqlite3.Error as e:
-                print(e.sqlite_errorname, e)
-    """)
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    return attempts_in_child(folder / "app.db", "SELECT count(*), sum(length(v)) FROM g",
+                             until_rows=True, timeout=120)
 
 
 def sweep(pristine, tmp_path, kind):
@@ -174,6 +161,6 @@ def test_indexes_damaged_in_place_never_kill_the_reader(pristine, tmp_path):
         failed_first += recovered
     assert found == {kind: ([], [], []) for kind in found}
     assert failed_first, "no copy was damaged where a query reads"
-    assert all(line.startswith("SQLITE_CORRUPT datalog: the index is damaged (") and
-               line.endswith("it is rebuilt from the log by the next statement")
-               for line in failed_first), failed_first
+    assert all(name == "SQLITE_CORRUPT" and message.startswith("datalog: the index is damaged (") and
+               message.endswith("it is rebuilt from the log by the next statement")
+               for name, message in map(ast.literal_eval, failed_first)), failed_first

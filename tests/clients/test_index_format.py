@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import EXT
+from conftest import EXT, rows_in_child
 from raw_lmdb import RawIndex
 
 CURRENT = 6  # the index format this build writes (DATALOG_FORMAT_VERSION)
@@ -27,19 +27,8 @@ def answers(db):
     return json.loads(out.stdout)
 
 
-def query_in_child(db, sql):
-    """The rows of sql, run by a fresh process that loads the extension."""
-    out = subprocess.run([sys.executable, "-c",
-                          "import json, sqlite3, sys\n"
-                          "c = sqlite3.connect(sys.argv[2]); c.enable_load_extension(True)\n"
-                          "c.load_extension(sys.argv[1])\n"
-                          "print(json.dumps([list(r) for r in c.execute(sys.argv[3]).fetchall()]))",
-                          EXT, str(db), sql], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
-
-
 def stats(db):
-    return json.loads(query_in_child(db, "SELECT datalog_stats('g')")[0][0])
+    return json.loads(rows_in_child(db, "SELECT datalog_stats('g')")[0][0])
 
 
 @pytest.fixture
@@ -111,20 +100,20 @@ def test_a_format_4_index_is_rebuilt_with_the_names_keyed_by_length(tmp_path):
     db = tmp_path / "v4.db"
     _make_graph(db)
     for q, rows in QUERIES.items():
-        assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
+        assert [list(r[:1]) for r in rows_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
     # The same index as a format-4 build left it: found by its old keys, not by this build's.
     assert _as_older_format(tmp_path / "v4.db-g.graph", 4) >= 8
     assert stats(db)["index_format"] == CURRENT  # rebuilt from the log on first use
     for q, rows in QUERIES.items():
-        assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
+        assert [list(r[:1]) for r in rows_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
 
 
 def test_a_format_5_index_is_rebuilt_with_check_bytes(tmp_path):
     db = tmp_path / "v5.db"
     _make_graph(db)
     # Records without check bytes: a format-5 index is rebuilt, not read as damaged (a query on a
-    # damaged index fails once with SQLITE_CORRUPT, which query_in_child would raise).
+    # damaged index fails once with SQLITE_CORRUPT, which rows_in_child would fail on).
     _as_older_format(tmp_path / "v5.db-g.graph", 5)
     for q, rows in QUERIES.items():
-        assert [r[:1] for r in query_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
+        assert [list(r[:1]) for r in rows_in_child(db, f"SELECT * FROM datalog_q('g', '{q}')")] == rows
     assert stats(db)["index_format"] == CURRENT
