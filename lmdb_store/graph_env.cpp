@@ -17,6 +17,7 @@
 #include <fstream>
 #include <cstring>
 #include <map>
+#include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
@@ -140,8 +141,16 @@ void GraphEnv::refresh_file_end() {
 // the process's own map list is read. Only at open and after the map is resized.
 void GraphEnv::refresh_map_range() {
   std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
+  std::stringstream text;
+  text << maps.rdbuf();
+  const std::string all = text.str();
+  // A host process has hundreds of mappings: only the lines that hold the file's inode as a
+  // field (" <inode> ", then the path) are parsed.
+  const std::string needle = fmt::format(" {} ", static_cast<unsigned long>(file_inode_));
+  for (std::size_t at = all.find(needle); at != std::string::npos; at = all.find(needle, at + 1)) {
+    const std::size_t start = all.rfind('\n', at);
+    const std::string line = all.substr(start == std::string::npos ? 0 : start + 1,
+                                        all.find('\n', at) - (start == std::string::npos ? 0 : start + 1));
     unsigned long begin = 0, end = 0, offset = 0, inode = 0;
     char perms[8] = {}, device[16] = {};
     if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %15s %lu", &begin, &end, perms, &offset, device,
@@ -370,7 +379,9 @@ GraphEnv::~GraphEnv() {
   // writer gate, so no other process commits unsynced in between; if one holds it, it will).
   if (env_ && marker_ && !read_only_ && !damaged() &&
       acquire_writer(std::chrono::milliseconds(0)).ok()) {
-    if (mdb_env_sync(env_, 1) == MDB_SUCCESS) marker_->mark_clean();
+    // Every unsynced commit marks the marker dirty first, under the gate held here: a clean
+    // marker means nothing waits for a sync (a reader's close costs no fdatasync).
+    if (!marker_->says_clean() && mdb_env_sync(env_, 1) == MDB_SUCCESS) marker_->mark_clean();
     release_writer();
   }
   if (env_) mdb_env_close(env_);

@@ -91,4 +91,9 @@ Status SyncMarker::mark_clean() {
   return write_all("clean");
 }
 
+bool SyncMarker::says_clean() {
+  if (fd_ < 0 && ::access(path_.c_str(), F_OK) != 0) return true;  // mark_dirty() creates it
+  return open_file().ok() && read_all() == "clean";
+}
+
 }  // namespace datalog::store

@@ -14,7 +14,8 @@
 // none the index syncs every commit instead (synced() false).
 // - before an unsynced commit (the caller holds the writer gate): mark_dirty() writes
 //   "dirty <this boot>" and syncs it, unless it already says so (one small read per commit);
-// - when the last user in a process closes the index (writer gate held): sync, then mark_clean();
+// - when the last user in a process closes the index (writer gate held): unless it says "clean"
+//   already, sync, then mark_clean();
 // - at open, under an exclusive flock of the marker: remove_if_unsafe() removes the index and its
 //   lock file when the marker says "dirty" with another boot id, then marks it clean.
 #pragma once
@@ -39,6 +40,8 @@ class SyncMarker {
   Status remove_if_unsafe(const std::string& index_path, bool* removed);
   Status mark_dirty();
   Status mark_clean();
+  // Whether no unsynced commit can be waiting: the marker says "clean", or was never written.
+  bool says_clean();
 
  private:
   Status open_file();
