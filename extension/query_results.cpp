@@ -5,7 +5,7 @@
 namespace datalog::ext {
 
 void QueryResults::close() {
-  execution_.reset();
+  if (execution_) execution_->clear();  // kept for the next open: no allocation per call
   release_snapshot();
   shared_names_ = nullptr;
   names_.clear();

@@ -23,6 +23,8 @@ namespace {
 
 constexpr int kAdHocColumns = 8;
 
+struct QueryCursor;
+
 // What one declared column is.
 struct ColumnRole {
   enum class Kind { Find, InBinding, Slot, Graph, QueryText, AdHocArg, Edn } kind;
@@ -43,6 +45,9 @@ struct QueryTable : sqlite3_vtab {
   // the SQL functions a schema may call (sql_functions.h). Ad hoc queries are the caller's own.
   QueryOrigin origin;
   ConnectionContext::TableLookup store_table;  // the store table's session, found once
+  // SQLite closes a table's cursors when a statement is reset and opens new ones when it runs
+  // again: the last one closed is kept here, with its storage, for the next open.
+  std::unique_ptr<QueryCursor> spare_cursor;
 };
 
 // An argument's value as SQLite passed it: its type and bytes.
@@ -309,15 +314,24 @@ int query_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   });
 }
 
-int query_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  auto* c = new (std::nothrow) QueryCursor();
+int query_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
+  auto* table = static_cast<QueryTable*>(vtab);
+  QueryCursor* c = table->spare_cursor ? table->spare_cursor.release() : new (std::nothrow) QueryCursor();
   if (!c) return SQLITE_NOMEM;
   *out = c;
   return SQLITE_OK;
 }
 
 int query_close(sqlite3_vtab_cursor* cur) {
-  delete static_cast<QueryCursor*>(cur);
+  auto* c = static_cast<QueryCursor*>(cur);
+  auto* table = c->table();
+  c->results.close();
+  c->parsed.reset();
+  if (table->spare_cursor) {
+    delete c;
+  } else {
+    table->spare_cursor.reset(c);
+  }
   return SQLITE_OK;
 }
 

@@ -16,17 +16,19 @@ bool calls_rules(const std::vector<ast::Clause>& clauses) {
 Status QueryExecution::start(GraphReader& graph, const ast::Query& query, const RuleSource& rules,
                              const QueryInputs& inputs, const RunOptions& options,
                              bool graph_stays_still, std::unique_ptr<QueryExecution>* out) {
-  out->reset();
+  std::unique_ptr<QueryExecution> run = std::move(*out);
+  if (run) run->clear();
+  else run.reset(new QueryExecution());
   static const std::vector<ast::Rule> kNoRules;
   const std::vector<ast::Rule>* called = &kNoRules;
   if (calls_rules(query.where)) {
     DATALOG_RETURN_IF_ERROR(rules(&called));
     DATALOG_RETURN_IF_ERROR(check_rule_calls(query, *called));
   }
-  std::unique_ptr<QueryExecution> run(new QueryExecution());
   // Rules are derived in full before the body runs, so only a rule-free query can stream.
   if (graph_stays_still && called->empty()) {
-    DATALOG_RETURN_IF_ERROR(QueryStream::open(graph, query, inputs, options, &run->stream_));
+    DATALOG_RETURN_IF_ERROR(
+        QueryStream::open(graph, query, inputs, options, &run->stream_, std::move(run->spare_)));
   }
   if (run->stream_) {
     run->at_end_ = false;
@@ -41,6 +43,17 @@ Status QueryExecution::start(GraphReader& graph, const ast::Query& query, const 
   return Status::OK();
 }
 
+void QueryExecution::clear() {
+  if (stream_) {
+    stream_->end();
+    spare_ = std::move(stream_);
+  }
+  rows_ = RowStore();  // a large result's memory goes now
+  pos_ = 0;
+  at_end_ = true;
+  current_.clear();
+}
+
 Status QueryExecution::next() {
   if (!stream_) {
     at_end_ = ++pos_ >= rows_.size();
@@ -51,7 +64,8 @@ Status QueryExecution::next() {
   if (!st.ok() || done) {
     // The scan is over: let go of it (and so of the graph) at once.
     at_end_ = true;
-    stream_.reset();
+    stream_->end();
+    spare_ = std::move(stream_);
     current_.clear();
   }
   return st;

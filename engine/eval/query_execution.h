@@ -31,9 +31,13 @@ class QueryExecution {
   // Hands out the graph's rules; called at most once, and only for a query that calls rules.
   using RuleSource = std::function<Status(const std::vector<ast::Rule>** rules)>;
 
+  // *out, when it holds the execution of an earlier call, is reused: a query run again and again
+  // (a named query table's point look-up) allocates no stream and no row per call.
   static Status start(GraphReader& graph, const ast::Query& query, const RuleSource& rules,
                       const QueryInputs& inputs, const RunOptions& options, bool graph_stays_still,
                       std::unique_ptr<QueryExecution>* out);
+  // Lets go of the rows and of any scan, keeping the storage for the next start().
+  void clear();
 
   bool streaming() const { return stream_ != nullptr; }
   bool at_end() const { return at_end_; }
@@ -49,7 +53,8 @@ class QueryExecution {
  private:
   QueryExecution() = default;
 
-  std::unique_ptr<QueryStream> stream_;
+  std::unique_ptr<QueryStream> stream_;  // while the rows stream
+  std::unique_ptr<QueryStream> spare_;   // an ended stream, for the next start()
   Row current_;
   RowStore rows_;
   std::size_t pos_ = 0;

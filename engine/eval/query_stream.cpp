@@ -73,19 +73,20 @@ const ast::Pattern* only_pattern_holds_slots(const ast::Query& query) {
 }  // namespace
 
 Status QueryStream::open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
-                         const RunOptions& options, std::unique_ptr<QueryStream>* out) {
-  return open_shape(graph, query, inputs, options, Shape::Rows, out);
+                         const RunOptions& options, std::unique_ptr<QueryStream>* out,
+                         std::unique_ptr<QueryStream> reuse) {
+  return open_shape(graph, query, inputs, options, Shape::Rows, out, std::move(reuse));
 }
 
 Status QueryStream::open_bindings(GraphReader& graph, const ast::Query& query,
                                   const QueryInputs& inputs, const RunOptions& options,
                                   std::unique_ptr<QueryStream>* out) {
-  return open_shape(graph, query, inputs, options, Shape::Bindings, out);
+  return open_shape(graph, query, inputs, options, Shape::Bindings, out, nullptr);
 }
 
 Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                                const RunOptions& options, Shape shape,
-                               std::unique_ptr<QueryStream>* out) {
+                               std::unique_ptr<QueryStream>* out, std::unique_ptr<QueryStream> reuse) {
   using Kind = ast::FindElement::Kind;
   out->reset();
   if (!inputs.bindings.empty() || !query.in.empty()) return Status::OK();
@@ -104,9 +105,11 @@ Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, cons
   DATALOG_RETURN_IF_ERROR(query_time_view(graph, query, inputs.slots, options.now_ms, &view));
   Limits limits = options.limits;
   if (query.max_results) limits.max_results = *query.max_results;
-  std::unique_ptr<QueryStream> stream(new QueryStream(graph, view, limits));
-  stream->ctx_.set_interrupt(options.interrupted);
-  stream->ctx_.set_external_functions(options.external);
+  std::unique_ptr<QueryStream> stream = std::move(reuse);
+  if (!stream) stream.reset(new QueryStream());
+  stream->begin(graph, view, limits);
+  stream->ctx_->set_interrupt(options.interrupted);
+  stream->ctx_->set_external_functions(options.external);
   bool streams = false;
   if (const ast::Pattern* pattern = only_pattern_holds_slots(query)) {
     stream->pattern_ = *pattern;
@@ -118,6 +121,26 @@ Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, cons
   }
   if (streams) *out = std::move(stream);
   return Status::OK();
+}
+
+void QueryStream::begin(GraphReader& graph, const TimeView& view, const Limits& limits) {
+  end();
+  ctx_.emplace(graph, view, limits);
+  source_ = &query_;
+  steps_.clear();
+  scope_.vars.clear();
+  current_.clear();
+  produced_values_.clear();
+  entity_column_ = value_column_ = -1;
+  find_columns_.clear();
+  moves_out_.clear();
+  empty_ = false;
+  produced_ = 0;
+}
+
+void QueryStream::end() {
+  cursor_.reset();
+  ctx_.reset();
 }
 
 // Checks the query's shape and opens the scan; *streams is false for any other shape.
@@ -148,10 +171,10 @@ Status QueryStream::start(const ast::Query& source, const ast::Pattern* filled, 
   DatomFilter filter;
   // One look-up each, so past the context's cache of idents (filling it would cost more).
   std::optional<EntityId> a;
-  if (attribute->is(ValueKind::Keyword)) DATALOG_RETURN_IF_ERROR(ctx_.as_entity_uncached(*attribute, &a));
+  if (attribute->is(ValueKind::Keyword)) DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(*attribute, &a));
   filter.a = a;
   if (const auto* e_constant = std::get_if<Value>(&pattern->e)) {
-    DATALOG_RETURN_IF_ERROR(ctx_.as_entity_uncached(*e_constant, &filter.e));
+    DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(*e_constant, &filter.e));
     if (!filter.e) empty_ = true;
   }
   if (!a) empty_ = true;
@@ -196,7 +219,7 @@ Status QueryStream::start(const ast::Query& source, const ast::Pattern* filled, 
   current_.assign(scope_.vars.size(), Value::nil());
   *streams = true;
   if (empty_) return Status::OK();
-  return ctx_.graph().open_cursor(filter, ctx_.view(), &cursor_);
+  return ctx_->graph().open_cursor(filter, ctx_->view(), &cursor_);
 }
 
 // Orders the expressions so each runs once its inputs are bound (the pattern's variables, then
@@ -235,7 +258,7 @@ Status QueryStream::run_expressions(bool* keep) {
   for (const Step& step : steps_) {
     if (integer && step.holds_on_integers) continue;
     produced_values_.clear();
-    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(ctx_, *step.clause, scope_, current_, &produced_values_));
+    DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(*ctx_, *step.clause, scope_, current_, &produced_values_));
     if (produced_values_.empty()) {  // a filter that fails, or a binding whose call failed
       *keep = false;
       return Status::OK();
@@ -249,7 +272,7 @@ Status QueryStream::next_binding(RowView* row, bool* found) {
   *found = false;
   if (empty_) return Status::OK();
   while (!cursor_->at_end()) {
-    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    DATALOG_RETURN_IF_ERROR(ctx_->check_interrupt());
     Datom& d = cursor_->take_datom();
     if (entity_column_ >= 0) current_[static_cast<std::size_t>(entity_column_)] = Value::ref(d.e);
     if (value_column_ >= 0) current_[static_cast<std::size_t>(value_column_)] = std::move(d.v);
@@ -271,8 +294,8 @@ Status QueryStream::next(Row* row, bool* done) {
   bool found = false;
   DATALOG_RETURN_IF_ERROR(next_binding(&binding, &found));
   if (!found) return Status::OK();
-  if (++produced_ > ctx_.limits().max_results) {
-    return max_results_exceeded(ctx_.limits());
+  if (++produced_ > ctx_->limits().max_results) {
+    return max_results_exceeded(ctx_->limits());
   }
   // The binding is overwritten by the next call, so each column moves out at its last use.
   row->resize(find_columns_.size());

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,12 @@ namespace datalog::eval {
 
 class QueryStream final : public BindingSource {
  public:
-  // *out stays null when the query cannot stream (run it with run_query instead).
+  // *out stays null when the query cannot stream (run it with run_query instead). `reuse`, a
+  // stream of an earlier call that has ended (end()), lends its storage: a query run again and
+  // again allocates no stream, no scope and no row per call.
   static Status open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
-                     const RunOptions& options, std::unique_ptr<QueryStream>* out);
+                     const RunOptions& options, std::unique_ptr<QueryStream>* out,
+                     std::unique_ptr<QueryStream> reuse = nullptr);
   // The same for a query whose :find holds aggregates: read it with next_binding().
   static Status open_bindings(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                               const RunOptions& options, std::unique_ptr<QueryStream>* out);
@@ -50,17 +54,23 @@ class QueryStream final : public BindingSource {
   const std::vector<std::string>& vars() const override { return scope_.vars; }
   Status next_binding(RowView* row, bool* found) override;
 
-  EvalContext& context() { return ctx_; }
+  // Lets the scan and the query's context go (the graph may go next); the storage stays for
+  // reuse by a later open().
+  void end();
+
+  EvalContext& context() { return *ctx_; }
   // The query as run: the caller's own when slots stood only in its pattern (that pattern is
   // filled in a copy here), else a copy with every slot filled in.
   const ast::Query& query() const { return *source_; }
 
  private:
   enum class Shape { Rows, Bindings };
-  QueryStream(GraphReader& graph, const TimeView& view, const Limits& limits)
-      : ctx_(graph, view, limits) {}
+  QueryStream() = default;
+  // Starts a query in this stream's storage: a fresh context, every per-query field cleared.
+  void begin(GraphReader& graph, const TimeView& view, const Limits& limits);
   static Status open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
-                           const RunOptions& options, Shape shape, std::unique_ptr<QueryStream>* out);
+                           const RunOptions& options, Shape shape, std::unique_ptr<QueryStream>* out,
+                           std::unique_ptr<QueryStream> reuse);
   // Opens the scan of `source`'s pattern, or of `filled` in its place when given.
   Status start(const ast::Query& source, const ast::Pattern* filled, Shape shape, bool* streams);
   bool place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* value_var,
@@ -74,7 +84,7 @@ class QueryStream final : public BindingSource {
     bool holds_on_integers = false;  // a filter the scan's value ranges decide on integers
   };
 
-  EvalContext ctx_;
+  std::optional<EvalContext> ctx_;   // while a query runs (its memory budget ends with it)
   ast::Query query_;                 // a copy with slots substituted, when expressions hold slots
   const ast::Query* source_ = &query_;  // what the steps and :find point into
   ast::Pattern pattern_;             // the pattern with its slots filled, when only it holds slots

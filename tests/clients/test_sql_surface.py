@@ -124,3 +124,29 @@ def test_insert_or_ignore_still_reports_bad_rows(db):
     # The table does not claim constraint support: conflict clauses do not hide its errors.
     with raises_datalog("datalog: e (the entity) is required", sqlite3.OperationalError):
         db.execute("INSERT OR IGNORE INTO g(e, a, v) VALUES (NULL, ':n', 1)")
+
+
+def test_a_query_table_called_again_and_again_answers_each_call_alone(db):
+    """A query table keeps its last cursor, and the stream inside it, for the next call (no
+    allocation per call): each call must still see only its own arguments, limits and rows,
+    whether the call before it streamed, was evaluated in full, stopped early or failed."""
+    db.execute("SELECT datalog_exec('g', '(transact [[:a :n 1] [:b :n 2] [:c :n 3] [:a :m 10]])')")
+    db.execute("CREATE VIRTUAL TABLE temp.point USING datalog_query(g, '(query [:find ?v :where [$e :n ?v]])')")
+    db.execute("CREATE VIRTUAL TABLE temp.small USING datalog_query(g, "
+               "'(query [:find ?e ?v :where [?e :n ?v] [(< ?v $top)]])')")
+    db.execute("CREATE VIRTUAL TABLE temp.few USING datalog_query(g, "
+               "'(query [:find ?e :max-results 2 :where [?e :n _]])')")
+    for _ in range(3):
+        assert rows(db, "SELECT * FROM point(':a')") == [(1,)]
+        assert rows(db, "SELECT * FROM point(':nobody')") == []
+        assert rows(db, "SELECT * FROM point(':c')") == [(3,)]
+        assert rows(db, "SELECT e, v FROM small(3) ORDER BY v") == [(":a", 1), (":b", 2)]
+        assert rows(db, "SELECT e, v FROM small(2)") == [(":a", 1)]
+        assert rows(db, "SELECT e FROM small(10) LIMIT 1") == [(":a",)]  # stopped early
+        with raises_datalog("Max query results (2) exceeded"):
+            rows(db, "SELECT * FROM few")
+        assert rows(db, "SELECT * FROM few WHERE e = ':b'") == [(":b",)]
+        assert rows(db, "SELECT e FROM small(3) ORDER BY e") == [(":a",), (":b",)]
+    # Two cursors of one table open at once (a self-join): each keeps its own stream.
+    assert rows(db, "SELECT x.v, y.v FROM point(':a') x, point(':b') y") == [(1, 2)]
+    assert rows(db, "SELECT x.v, y.v FROM small(3) x JOIN small(3) y ON y.v = x.v + 1") == [(1, 2)]
