@@ -118,6 +118,7 @@ void add_prefix(std::vector<KeyRange>& out, std::string prefix) {
 
 std::vector<KeyRange> scan_key_ranges(const ScanPlan& plan, const ScanKeys& keys) {
   std::vector<KeyRange> out;
+  out.reserve(std::max<std::size_t>({1, keys.values.size(), keys.value_ranges.size()}));
   const ScanShape& use = plan.use;
   switch (plan.index) {
     case ScanIndex::Full:

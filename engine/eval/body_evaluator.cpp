@@ -26,6 +26,7 @@ void term_variable(const ast::Term& t, std::vector<std::string>& out) {
 
 std::vector<std::string> clause_variables(const ast::Clause& clause) {
   std::vector<std::string> out;
+  out.reserve(4);  // a pattern names at most three: one allocation, not three as it grows
   ast::walk_clause(clause, [&](const ast::Clause& c) {
     ast::for_each_term(c, [&](const ast::Term& t) { term_variable(t, out); });
     if (const auto* e = std::get_if<ast::ExprClause>(&c.node)) {
