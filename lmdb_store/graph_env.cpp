@@ -148,9 +148,9 @@ void GraphEnv::refresh_map_range() {
   // field (" <inode> ", then the path) are parsed.
   const std::string needle = fmt::format(" {} ", static_cast<unsigned long>(file_inode_));
   for (std::size_t at = all.find(needle); at != std::string::npos; at = all.find(needle, at + 1)) {
-    const std::size_t start = all.rfind('\n', at);
-    const std::string line = all.substr(start == std::string::npos ? 0 : start + 1,
-                                        all.find('\n', at) - (start == std::string::npos ? 0 : start + 1));
+    const std::size_t newline = all.rfind('\n', at);
+    const std::size_t from = newline == std::string::npos ? 0 : newline + 1;
+    const std::string line = all.substr(from, all.find('\n', at) - from);  // to the end at worst
     unsigned long begin = 0, end = 0, offset = 0, inode = 0;
     char perms[8] = {}, device[16] = {};
     if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %15s %lu", &begin, &end, perms, &offset, device,
