@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "lmdb_store/page_fault_guard.h"
+#include "test_support.h"
 
 namespace datalog::store::testing {
 namespace {
@@ -49,6 +50,23 @@ TEST_CASE("damage found in a record names itself and marks no environment withou
   CHECK(st.message() ==
         "the index is damaged (an index key is malformed); it is rebuilt from the log by the "
         "next statement");
+}
+
+TEST_CASE("an environment knows where its file is mapped", "[fault_guard]") {
+  // within_file() keeps a damaged node's size from reading past the file's pages (SIGBUS outside
+  // any guarded call); it can only refuse what it knows lies in the map, found at open in the
+  // process's map list. A record's bytes lie in the map: a size reaching past the file's end is
+  // refused; one inside the file is not.
+  TempDir dir;
+  auto env = open_graph(dir.file("g.graph"));
+  ReadSnapshot snapshot(*env);
+  MDB_cursor* cursor = nullptr;
+  REQUIRE(mdb_cursor_open(snapshot.txn(), env->tables().meta, &cursor) == MDB_SUCCESS);
+  MDB_val k, v;
+  REQUIRE(mdb_cursor_get(cursor, &k, &v, MDB_FIRST) == MDB_SUCCESS);
+  mdb_cursor_close(cursor);
+  CHECK(env->within_file(v.mv_data, v.mv_size));
+  CHECK_FALSE(env->within_file(v.mv_data, std::size_t{1} << 40));
 }
 
 }  // namespace
