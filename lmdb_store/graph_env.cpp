@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <fstream>
 #include <cstring>
+#include <iterator>
 #include <map>
-#include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
@@ -141,9 +141,7 @@ void GraphEnv::refresh_file_end() {
 // the process's own map list is read. Only at open and after the map is resized.
 void GraphEnv::refresh_map_range() {
   std::ifstream maps("/proc/self/maps");
-  std::stringstream text;
-  text << maps.rdbuf();
-  const std::string all = text.str();
+  const std::string all{std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>()};
   // A host process has hundreds of mappings: only the lines that hold the file's inode as a
   // field (" <inode> ", then the path) are parsed.
   const std::string needle = fmt::format(" {} ", static_cast<unsigned long>(file_inode_));
