@@ -94,4 +94,15 @@ void for_each_term(C& clause, Visit&& term_visit) {
   }
 }
 
+// Whether an expression holds a $slot, in its arguments or theirs.
+inline bool expr_holds_slot(const Expr& e) {
+  for (const auto& arg : e.args) {
+    if (std::holds_alternative<Slot>(arg)) return true;
+    if (const auto* sub = std::get_if<std::shared_ptr<Expr>>(&arg); sub && *sub && expr_holds_slot(**sub)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace datalog::ast

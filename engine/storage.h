@@ -67,6 +67,14 @@ class DatomCursor {
   virtual Status next() = 0;
 };
 
+// Where a reader's estimates come from: two readers with equal sources estimate alike, and
+// resolve idents alike. state 0: estimates that move (a write transaction's).
+struct EstimateSource {
+  std::uint64_t graph = 0;  // which index (a rebuilt one is another)
+  std::uint64_t state = 0;  // which committed state of it
+  bool operator==(const EstimateSource& o) const { return graph == o.graph && state == o.state; }
+};
+
 class GraphReader {
  public:
   virtual ~GraphReader() = default;
@@ -80,6 +88,7 @@ class GraphReader {
                              std::unique_ptr<DatomCursor>* out) = 0;
   // About how many records a scan with filter reads (for join ordering); cheap.
   virtual double estimate(const DatomFilter& filter) = 0;
+  virtual EstimateSource estimate_source() const { return {}; }
 
   // Idents: a keyword or uuid naming an entity.
   virtual Status entity_of(const Value& ident, std::optional<EntityId>* out) = 0;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/ast.h"
+#include "engine/eval/step_memo.h"
 #include "engine/status.h"
 
 namespace datalog::ext {
@@ -20,6 +21,9 @@ namespace datalog::ext {
 struct ParsedQuery {
   ast::Query query;
   std::vector<std::string> slots;  // $names in order of first appearance
+  // The planner's choices from the text's last calls; not part of what was parsed, so kept
+  // even though the entry is shared as const.
+  mutable eval::StepMemo step_memo;
 };
 
 class ParsedQueries {

@@ -19,7 +19,7 @@ void QueryResults::release_snapshot() {
 
 Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& query,
                           const eval::QueryInputs& inputs, const QueryOrigin& origin,
-                          const eval::Limits& limits) {
+                          const eval::Limits& limits, eval::StepMemo* memo) {
   close();
   DATALOG_RETURN_IF_ERROR(GraphReading::open(session, &reading_));
   const bool on_snapshot = !(session.writer() && session.writer()->open());
@@ -32,7 +32,8 @@ Status QueryResults::open(sqlite3* db, GraphSession& session, const ast::Query& 
   };
   probe_.emplace(db);
   sql_functions_.emplace(db, &origin);
-  const eval::RunOptions options = run_options(*probe_, *sql_functions_, limits);
+  eval::RunOptions options = run_options(*probe_, *sql_functions_, limits);
+  options.step_memo = memo;
   const Status st = eval::QueryExecution::start(reading_->access(), query, rules, inputs, options,
                                                 on_snapshot, &execution_);
   if (!st.ok()) {

@@ -36,8 +36,11 @@ class QueryResults {
   // Runs query (or starts streaming it) on the session's current state; origin says where the
   // query comes from, which decides the SQL functions it may call (sql_functions.h); it must
   // outlive the results (a table's origin outlives its cursors).
+  // memo, when given, keeps the planner's choices for the query from call to call
+  // (engine/eval/step_memo.h); it must outlive the call.
   Status open(sqlite3* db, GraphSession& session, const ast::Query& query,
-              const eval::QueryInputs& inputs, const QueryOrigin& origin, const eval::Limits& limits);
+              const eval::QueryInputs& inputs, const QueryOrigin& origin, const eval::Limits& limits,
+              eval::StepMemo* memo = nullptr);
   void close();
 
   bool at_end() const { return !execution_ || execution_->at_end(); }

@@ -48,6 +48,7 @@ struct QueryTable : sqlite3_vtab {
   // SQLite closes a table's cursors when a statement is reset and opens new ones when it runs
   // again: the last one closed is kept here, with its storage, for the next open.
   std::unique_ptr<QueryCursor> spare_cursor;
+  eval::StepMemo step_memo;  // named queries: the planner's choices from the last calls
 };
 
 // An argument's value as SQLite passed it: its type and bytes.
@@ -456,6 +457,7 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
     // Which query, on which graph.
     const ast::Query* query = &table->query;
     const std::vector<std::string>* slots = &table->slots;
+    eval::StepMemo* memo = &table->step_memo;
     std::string graph = table->graph;
     std::vector<sqlite3_value*> positional;  // ad hoc arguments a1..a8
     if (table->ad_hoc) {
@@ -463,6 +465,7 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       if (rc != SQLITE_OK) return rc;
       query = &c->parsed->query;
       slots = &c->parsed->slots;
+      memo = &c->parsed->step_memo;
     }
     eval::QueryInputs inputs;
     Status st = query_inputs(*c, *query, *slots, positional, &inputs);
@@ -474,7 +477,7 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       set_vtab_error(cur->pVtab, error);
       return SQLITE_ERROR;
     }
-    st = c->results.open(table->context->db(), *session, *query, inputs, table->origin, limits);
+    st = c->results.open(table->context->db(), *session, *query, inputs, table->origin, limits, memo);
     return report(cur->pVtab, st);
   });
 }

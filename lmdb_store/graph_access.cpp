@@ -191,6 +191,12 @@ ScanPlan GraphAccess::plan_for(const DatomFilter& f) {
 
 double GraphAccess::estimate(const DatomFilter& f) { return plan_for(f).matches; }
 
+// A snapshot's statistics and idents are those of its committed state; a write transaction's move.
+EstimateSource GraphAccess::estimate_source() const {
+  if (writer_) return {};
+  return EstimateSource{env_.read_cache().id(), mdb_txn_id(snapshot_)};
+}
+
 // A read snapshot consults and feeds the shared cache of committed idents; a write transaction
 // reads its own (possibly uncommitted) idents directly.
 Status GraphAccess::entity_of(const Value& ident, std::optional<EntityId>* out) {

@@ -40,6 +40,7 @@ class GraphAccess final : public GraphWriter {
   Status open_cursor(const DatomFilter& filter, const TimeView& view,
                      std::unique_ptr<DatomCursor>* out) override;
   double estimate(const DatomFilter& filter) override;
+  EstimateSource estimate_source() const override;
   Status entity_of(const Value& ident, std::optional<EntityId>* out) override;
   Status ident_of(EntityId id, std::optional<Value>* out) override;
   // On a read snapshot: id's name from the graph's shared cache (read_cache.h), without a copy;

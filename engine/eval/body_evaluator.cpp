@@ -1,6 +1,7 @@
 #include "engine/eval/body_evaluator.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "engine/eval/join_planner.h"
 #include "engine/eval/name_map.h"
 #include "engine/eval/temporal_metadata.h"
+#include "engine/eval/value_ranges.h"
 
 namespace datalog::eval {
 
@@ -65,6 +67,14 @@ void collect_pseudo_entities(const std::vector<ast::Clause>& clauses,
 }  // namespace
 
 namespace {
+
+std::uint64_t mask_of(const std::vector<bool>& done) {
+  std::uint64_t mask = 0;
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    if (done[i]) mask |= std::uint64_t{1} << i;
+  }
+  return mask;
+}
 
 // The clauses grouped into parts that share no variable (a variable of the input counts as
 // shared by every clause that names it), each part in written order, parts in order of their
@@ -186,11 +196,24 @@ Status BodyEvaluator::evaluate_part(const std::vector<ast::Clause>& clauses, con
   std::vector<std::string> in_range;
   std::vector<bool> done = elsewhere.empty() ? std::vector<bool>(clauses.size(), false) : elsewhere;
   std::size_t remaining = static_cast<std::size_t>(std::count(done.begin(), done.end(), false));
-  const JoinPlanner planner(ctx_, derived_, clauses);
+  StepMemo* memo = depth == 0 && clauses.size() <= StepMemo::kMaxClauses ? memo_ : nullptr;
+  std::optional<JoinPlanner> planner;  // made only when a step is not in the memo
+  std::optional<std::vector<const ast::ExprClause*>> comparisons;
   while (remaining > 0) {
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     PlanStep best;
-    DATALOG_RETURN_IF_ERROR(planner.next(rel, done, &best));
+    const std::uint64_t done_mask = memo ? mask_of(done) : 0;
+    if (const PlanStep* known = memo ? memo->find(done_mask, rel.rows.size()) : nullptr) {
+      best = *known;
+      if (const auto* p = std::get_if<ast::Pattern>(&clauses[best.index].node)) {
+        if (!comparisons) comparisons = comparison_filters(clauses);
+        best.v_ranges = JoinPlanner::value_ranges_for(*p, rel, *comparisons);
+      }
+    } else {
+      if (!planner) planner.emplace(ctx_, derived_, clauses);
+      DATALOG_RETURN_IF_ERROR(planner->next(rel, done, &best));
+      if (memo) memo->add(done_mask, rel.rows.size(), best);
+    }
     DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
                                   best.hash_join ? std::string_view("hash") : best.access,
                                   static_cast<int>(best.index), best.v_ranges, in_range));

@@ -17,6 +17,7 @@
 #include "engine/eval/derived_tuples.h"
 #include "engine/eval/eval_context.h"
 #include "engine/eval/relation.h"
+#include "engine/eval/step_memo.h"
 #include "engine/status.h"
 
 namespace datalog::eval {
@@ -41,6 +42,10 @@ class BodyEvaluator {
   Status evaluate(const std::vector<ast::Clause>& clauses, Relation input, Relation* out,
                   int depth = 0);
 
+  // Choices of the planner kept from earlier calls of the same query (step_memo.h), for the
+  // top level of the body; memo must be begun for this call's estimate source and slot values.
+  void use_memo(StepMemo* memo) { memo_ = memo; }
+
  private:
   // Evaluates the clauses not marked in elsewhere (empty: all) as one part, cheapest first.
   Status evaluate_part(const std::vector<ast::Clause>& clauses, const std::vector<bool>& elsewhere,
@@ -62,6 +67,7 @@ class BodyEvaluator {
   EvalContext& ctx_;
   const DerivedLookup& derived_;
   Trace* trace_;
+  StepMemo* memo_ = nullptr;
   std::map<std::string, unsigned> pseudo_entities_;  // entity key -> the metadata read of it (MetaNeed)
 };
 

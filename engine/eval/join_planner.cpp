@@ -117,9 +117,8 @@ Status JoinPlanner::cost_pattern(const ast::Pattern& p, const Relation& rel, Pla
     probe.v = whole.v = *cv;
   } else if (const auto* v = named_variable(p.v); v && rel.binds(v->name)) {
     probe.v = Value::ref(0);
-  } else if (v && std::holds_alternative<Value>(p.a)) {
-    // The body's comparisons on a value this pattern binds narrow its scan (value_ranges.h).
-    c->v_ranges = value_ranges(v->name, comparisons_);
+  } else {
+    c->v_ranges = value_ranges_for(p, rel, comparisons_);
     probe.v_ranges = whole.v_ranges = c->v_ranges;
   }
   bool shares = false;
@@ -148,6 +147,14 @@ Status JoinPlanner::cost_pattern(const ast::Pattern& p, const Relation& rel, Pla
   c->estimate = std::max(rows * per_probe, 0.0);
   if (!shares && rows > 1) c->cost *= 4;  // avoid cross products while anything else can run
   return Status::OK();
+}
+
+std::vector<ValueRange> JoinPlanner::value_ranges_for(const ast::Pattern& p, const Relation& rel,
+                                                      const std::vector<const ast::ExprClause*>& comparisons) {
+  // The body's comparisons on a value this pattern binds narrow its scan (value_ranges.h).
+  const auto* v = named_variable(p.v);
+  if (!v || rel.binds(v->name) || !std::holds_alternative<Value>(p.a)) return {};
+  return value_ranges(v->name, comparisons);
 }
 
 void JoinPlanner::cost_rule_call(const ast::RuleCall& call, const Relation& rel, PlanStep* c) const {

@@ -48,6 +48,11 @@ class JoinPlanner {
   // The next step over rel: the cheapest ready clause among those not done.
   Status next(const Relation& rel, const std::vector<bool>& done, PlanStep* step) const;
 
+  // The value bounds a pattern's scan over rel takes from the body's comparisons (PlanStep's
+  // v_ranges): those of a value variable that rel does not bind, under a constant attribute.
+  static std::vector<ValueRange> value_ranges_for(const ast::Pattern& p, const Relation& rel,
+                                                  const std::vector<const ast::ExprClause*>& comparisons);
+
  private:
   Status cost_pattern(const ast::Pattern& p, const Relation& rel, PlanStep* c) const;
   void cost_rule_call(const ast::RuleCall& call, const Relation& rel, PlanStep* c) const;

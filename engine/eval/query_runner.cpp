@@ -185,6 +185,37 @@ void substitute_expr(ast::Expr& e, const std::map<std::string, Value>& known) {
   }
 }
 
+// Begins memo for this call, or gives null when this call's choices may not be kept: the
+// signature holds what the planner reads of the slot values (step_memo.h), each slot's kind and
+// whether an ident among them names an entity here.
+Status begin_step_memo(EvalContext& ctx, const ast::Query& query, const std::vector<ast::Rule>& rules,
+                       const QueryInputs& inputs, const RunOptions& options, StepMemo** out) {
+  *out = nullptr;
+  StepMemo* memo = options.step_memo;
+  if (!memo || options.trace || !rules.empty()) return Status::OK();
+  for (const auto& clause : query.where) {
+    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && ast::expr_holds_slot(e->expr)) {
+      return Status::OK();
+    }
+  }
+  std::string signature;
+  signature.reserve(inputs.slots.size() * 2);
+  for (const auto& [name, value] : inputs.slots) {
+    Value ident = value;
+    if (value.is(ValueKind::String)) {  // a uuid's text in an entity position names an entity
+      if (auto uuid = parse_uuid(value.as_string())) ident = Value::uuid(*uuid);
+    }
+    signature += static_cast<char>(value.kind());
+    if (ident.is(ValueKind::Keyword) || ident.is(ValueKind::Uuid)) {
+      std::optional<EntityId> id;
+      DATALOG_RETURN_IF_ERROR(ctx.as_entity(ident, &id));
+      signature += id ? 'e' : '-';
+    }
+  }
+  if (memo->begin(ctx.graph().estimate_source(), std::move(signature))) *out = memo;
+  return Status::OK();
+}
+
 }  // namespace
 
 void substitute_variables(std::vector<ast::Clause>& clauses, const std::map<std::string, Value>& known) {
@@ -299,6 +330,9 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
 
   Relation bindings;
   BodyEvaluator body(ctx, lookup, trace);
+  StepMemo* memo = nullptr;
+  DATALOG_RETURN_IF_ERROR(begin_step_memo(ctx, query, rules, inputs, options, &memo));
+  body.use_memo(memo);
   DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, std::move(start), &bindings));
   return project_find(ctx, bound, bindings, &result->rows);
 }

@@ -28,6 +28,7 @@ struct RunOptions {
   ExternalFunctions* external = nullptr;
   std::int64_t now_ms = 0;            // "now" for the default valid time
   bool trace = false;
+  StepMemo* step_memo = nullptr;      // the planner's choices kept from the query's last calls
 };
 
 struct QueryInputs {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ast_walk.h"
 #include "engine/eval/expression_eval.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/eval/value_ranges.h"
@@ -49,23 +50,13 @@ bool single_scan_shape(const ast::Query& query) {
   return patterns == 1;
 }
 
-bool holds_slot(const ast::Expr& e) {
-  for (const auto& arg : e.args) {
-    if (std::holds_alternative<ast::Slot>(arg)) return true;
-    if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub && holds_slot(**sub)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // The query's one pattern, when no expression holds a slot: then only that pattern needs its
 // slots filled, and the rest of the query is read as written (no copy per call).
 const ast::Pattern* only_pattern_holds_slots(const ast::Query& query) {
   const ast::Pattern* pattern = nullptr;
   for (const auto& clause : query.where) {
     if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) pattern = p;
-    else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && holds_slot(e->expr)) return nullptr;
+    else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && ast::expr_holds_slot(e->expr)) return nullptr;
   }
   return pattern;
 }

@@ -150,3 +150,39 @@ def test_a_query_table_called_again_and_again_answers_each_call_alone(db):
     # Two cursors of one table open at once (a self-join): each keeps its own stream.
     assert rows(db, "SELECT x.v, y.v FROM point(':a') x, point(':b') y") == [(1, 2)]
     assert rows(db, "SELECT x.v, y.v FROM small(3) x JOIN small(3) y ON y.v = x.v + 1") == [(1, 2)]
+
+
+def test_a_joined_query_table_answers_every_call_after_its_plan_is_kept(db):
+    """A query table keeps the planner's choices from call to call (engine/eval/step_memo.h):
+    each call still answers for its own arguments, for the graph as committed at that call, and
+    inside a transaction for the transaction's own writes."""
+    db.execute("SELECT datalog_exec('g', '(transact [[:a :next :b] [:b :next :c] [:c :val 3]"
+               " [:x :next :y] [:y :next :z] [:z :val 26] [:z :val 27]])')")
+    db.execute("CREATE VIRTUAL TABLE temp.two_on USING datalog_query(g, "
+               "'(query [:find ?v :where [$e :next ?m] [?m :next ?end] [?end :val ?v] [(> ?v 2)]])')")
+    db.execute("CREATE VIRTUAL TABLE temp.below USING datalog_query(g, "
+               "'(query [:find ?v :where [$e :next ?m] [?m :next ?end] [?end :val ?v] [(< ?v $top)]])')")
+    for _ in range(2):
+        assert rows(db, "SELECT v FROM two_on(':a')") == [(3,)]
+        assert rows(db, "SELECT v FROM two_on(':x') ORDER BY v") == [(26,), (27,)]
+        assert rows(db, "SELECT v FROM two_on(':nobody')") == []
+        assert rows(db, "SELECT v FROM two_on(':c')") == []
+        assert rows(db, "SELECT v FROM below(':x', 27)") == [(26,)]
+        assert rows(db, "SELECT v FROM below(':x', 28) ORDER BY v") == [(26,), (27,)]
+        assert rows(db, "SELECT v FROM below(':a', 3)") == []
+    # A new committed state, and an entity the last calls did not know.
+    db.execute("SELECT datalog_exec('g', '(transact [[:c :next :d] [:d :next :e] [:e :val 5]])')")
+    assert rows(db, "SELECT v FROM two_on(':c')") == [(5,)]
+    assert rows(db, "SELECT v FROM two_on(':a')") == [(3,)]
+    # Inside a transaction the table reads its writes; after the rollback, it does not.
+    db.execute("BEGIN")
+    db.execute("SELECT datalog_exec('g', '(transact [[:e :next :f] [:f :next :h] [:h :val 9]])')")
+    assert rows(db, "SELECT v FROM two_on(':e')") == [(9,)]
+    assert rows(db, "SELECT v FROM two_on(':a')") == [(3,)]
+    db.execute("ROLLBACK")
+    assert rows(db, "SELECT v FROM two_on(':e')") == []
+    assert rows(db, "SELECT v FROM two_on(':c')") == [(5,)]
+    # datalog_q keeps the choices of each query text the same way.
+    query = "(query [:find ?v :where [$e :next ?m] [?m :next ?end] [?end :val ?v]])"
+    for who, expected in [(":a", [(3,)]), (":x", [(26,), (27,)]), (":zz", []), (":c", [(5,)]), (":a", [(3,)])]:
+        assert rows(db, "SELECT c1 FROM datalog_q('g', ?, ?) ORDER BY c1", (query, who)) == expected
