@@ -65,6 +65,9 @@ class DatomCursor {
   // The current datom, for the caller to move from: next() replaces it.
   virtual Datom& take_datom() = 0;
   virtual Status next() = 0;
+  // True when the cursor, set aside, holds nothing of the graph (no snapshot, no pages), so a
+  // caller may keep it for open_cursor to start again.
+  virtual bool keepable() const { return false; }
 };
 
 // Where a reader's estimates come from: two readers with equal sources estimate alike, and
@@ -83,7 +86,8 @@ class GraphReader {
   // until each returns false.
   virtual Status scan(const DatomFilter& filter, const TimeView& view,
                       const std::function<bool(const Datom&)>& each) = 0;
-  // The same datoms as scan, as a cursor.
+  // The same datoms as scan, as a cursor. A cursor in *out that this reader made may be started
+  // again in place (it keeps its storage); on an error *out is empty.
   virtual Status open_cursor(const DatomFilter& filter, const TimeView& view,
                              std::unique_ptr<DatomCursor>* out) = 0;
   // About how many records a scan with filter reads (for join ordering); cheap.

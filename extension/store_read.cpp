@@ -265,7 +265,7 @@ int store_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int
       keys.value_ranges = store::sql_value_ranges(lower ? &low : nullptr, upper ? &high : nullptr);
     }
     c->index = plan.index;
-    c->ranges = store::scan_key_ranges(plan, keys);
+    store::scan_key_ranges(plan, keys, &c->ranges);
     if (c->ranges.empty()) return SQLITE_OK;
     c->eof = false;
     st = c->reader.start_scan(c->scan, c->index, c->ranges[0], c->view, read_ahead(c));

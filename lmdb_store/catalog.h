@@ -72,6 +72,7 @@ class IndexTxTimes final : public TxTimes {
     slots_.fill(Slot{});
   }
   bool time_of(std::uint64_t tx, std::int64_t* ms) override;
+  const Tables* tables() const { return t_; }
 
  private:
   struct Slot {

@@ -89,7 +89,8 @@ Status DatomScan::start(const GraphEnv& env, MDB_txn* txn, IndexId index, std::s
   memo_.bytes.clear();
   cursors_ = cursors;
   env_ = &env;
-  times_.emplace(txn, env.tables(), committed_);
+  // reposition() empties the times' cache for txn: made only for another graph's tables.
+  if (!times_ || times_->tables() != &env.tables()) times_.emplace(txn, env.tables(), committed_);
   index_ = index;
   resume_.assign(start_key);
   end_.assign(end_key);

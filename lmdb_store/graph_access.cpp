@@ -34,7 +34,7 @@ class FilteredScan final : public DatomCursor {
     for (const ValueRange& r : f.v_ranges) {
       if (!(r.high < r.low)) keys_.value_ranges.push_back(value_key_range(r));
     }
-    ranges_ = scan_key_ranges(plan, keys_);
+    scan_key_ranges(plan, keys_, &ranges_);
     const ScanShape& use = plan.use;
     exact_ = (!f.e || use.e) && (!f.a || use.a) && (!f.v || use.v) && (f.v_ranges.empty() || use.v_range);
     range_ = 0;
@@ -47,6 +47,8 @@ class FilteredScan final : public DatomCursor {
     DATALOG_RETURN_IF_ERROR(scan_.next());
     return settle();
   }
+  // Its LMDB cursor lives for one batch (DatomScan::fill): between batches it holds no pages.
+  bool keepable() const override { return true; }
 
  private:
   // Starts the scan of the first range from range_ on; done_ after the last. The scan ends
@@ -104,10 +106,18 @@ GraphAccess::~GraphAccess() = default;
 
 Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
                                 std::unique_ptr<DatomCursor>* out) {
-  auto cursor = std::make_unique<FilteredScan>();
-  DATALOG_RETURN_IF_ERROR(cursor->start(env_, txn(), f, plan_for(f), bounded(view), committed_cache()));
-  *out = std::move(cursor);
-  return Status::OK();
+  // A cursor this reader's kind made before is started again, keeping its room (a query table
+  // streams one scan per call).
+  auto* reused = dynamic_cast<FilteredScan*>(out->get());
+  std::unique_ptr<DatomCursor> made;
+  if (!reused) {
+    made = std::make_unique<FilteredScan>();
+    reused = static_cast<FilteredScan*>(made.get());
+  }
+  const Status st = reused->start(env_, txn(), f, plan_for(f), bounded(view), committed_cache());
+  if (made) *out = std::move(made);
+  if (!st.ok()) out->reset();
+  return st;
 }
 
 Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,

@@ -116,8 +116,9 @@ void add_prefix(std::vector<KeyRange>& out, std::string prefix) {
 
 }  // namespace
 
-std::vector<KeyRange> scan_key_ranges(const ScanPlan& plan, const ScanKeys& keys) {
-  std::vector<KeyRange> out;
+void scan_key_ranges(const ScanPlan& plan, const ScanKeys& keys, std::vector<KeyRange>* ranges) {
+  std::vector<KeyRange>& out = *ranges;
+  out.clear();
   out.reserve(std::max<std::size_t>({1, keys.values.size(), keys.value_ranges.size()}));
   const ScanShape& use = plan.use;
   switch (plan.index) {
@@ -166,7 +167,6 @@ std::vector<KeyRange> scan_key_ranges(const ScanPlan& plan, const ScanKeys& keys
       }
       break;
   }
-  return out;
 }
 
 KeyRange value_key_range(const ValueRange& range) {

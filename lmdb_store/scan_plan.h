@@ -72,8 +72,9 @@ struct ScanKeys {
   std::vector<KeyRange> value_ranges;
 };
 
-// The key ranges that hold every datom the plan's used parts allow, in index order.
-std::vector<KeyRange> scan_key_ranges(const ScanPlan& plan, const ScanKeys& keys);
+// The key ranges that hold every datom the plan's used parts allow, in index order, into *out
+// (replacing its contents; a scan started again and again keeps the vector's room).
+void scan_key_ranges(const ScanPlan& plan, const ScanKeys& keys, std::vector<KeyRange>* out);
 
 // The encoded values of [low, high] (both included), as a key range without prefix.
 KeyRange value_key_range(const ValueRange& range);

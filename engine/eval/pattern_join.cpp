@@ -91,8 +91,10 @@ Status PatternJoin::prepare(const Relation& rel, const std::map<std::string, uns
                             bool* can_match) {
   *can_match = false;
   out.vars = rel.vars;
-  if (const auto needs = pseudo_entities.find(entity_key(pattern_.e)); needs != pseudo_entities.end()) {
-    add_metadata_columns(needs->first, needs->second);
+  if (!pseudo_entities.empty()) {  // a body with temporal pseudo patterns: rare
+    if (const auto needs = pseudo_entities.find(entity_key(pattern_.e)); needs != pseudo_entities.end()) {
+      add_metadata_columns(needs->first, needs->second);
+    }
   }
   const ast::Term* terms[3] = {&pattern_.e, &pattern_.a, &pattern_.v};
   for (int i = 0; i < 3; ++i) {

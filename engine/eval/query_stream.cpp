@@ -130,6 +130,7 @@ void QueryStream::begin(GraphReader& graph, const TimeView& view, const Limits& 
 }
 
 void QueryStream::end() {
+  if (cursor_ && cursor_->keepable()) spare_cursor_ = std::move(cursor_);
   cursor_.reset();
   ctx_.reset();
 }
@@ -210,6 +211,7 @@ Status QueryStream::start(const ast::Query& source, const ast::Pattern* filled, 
   current_.assign(scope_.vars.size(), Value::nil());
   *streams = true;
   if (empty_) return Status::OK();
+  cursor_ = std::move(spare_cursor_);
   return ctx_->graph().open_cursor(filter, ctx_->view(), &cursor_);
 }
 

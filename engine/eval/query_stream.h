@@ -96,6 +96,7 @@ class QueryStream final : public BindingSource {
   std::vector<int> find_columns_;    // :find element -> scope_ column
   std::vector<bool> moves_out_;      // per :find element: the last use of its column
   std::unique_ptr<DatomCursor> cursor_;
+  std::unique_ptr<DatomCursor> spare_cursor_;  // the last scan's, started again by the next
   bool empty_ = false;               // a constant named nothing: no rows
   std::int64_t produced_ = 0;
 };

@@ -87,7 +87,7 @@ TEST_CASE("plan_scan Cheapest: chooses what to use by cost") {
   CHECK(p.use.v_range);
 }
 
-TEST_CASE("scan_key_ranges: prefixes per index, one range per candidate value") {
+TEST_CASE("scan_key_ranges: prefixes per index, one range per candidate value, replacing the last") {
   ScanKeys keys;
   keys.e = 7;
   keys.a = 9;
@@ -95,7 +95,8 @@ TEST_CASE("scan_key_ranges: prefixes per index, one range per candidate value") 
   ScanPlan p;
   p.index = ScanIndex::Eavt;
   p.use.e = p.use.a = p.use.v = true;
-  auto ranges = scan_key_ranges(p, keys);
+  std::vector<KeyRange> ranges;
+  scan_key_ranges(p, keys, &ranges);
   REQUIRE(ranges.size() == 2);
   std::string first = id_bytes(7) + id_bytes(9);
   encode_value(first, Value::integer(1));
@@ -103,7 +104,7 @@ TEST_CASE("scan_key_ranges: prefixes per index, one range per candidate value") 
   CHECK(ranges[0].to == prefix_successor(first));
 
   p.use.v = false;
-  ranges = scan_key_ranges(p, keys);
+  scan_key_ranges(p, keys, &ranges);
   REQUIRE(ranges.size() == 1);
   CHECK(ranges[0].from == id_bytes(7) + id_bytes(9));
 
@@ -111,12 +112,12 @@ TEST_CASE("scan_key_ranges: prefixes per index, one range per candidate value") 
   p.index = ScanIndex::Vaet;
   p.use.v = p.use.v_is_ref = true;
   keys.values = {Value::ref(5), Value::integer(5)};  // only the reference is in VAET
-  ranges = scan_key_ranges(p, keys);
+  scan_key_ranges(p, keys, &ranges);
   REQUIRE(ranges.size() == 1);
   CHECK(ranges[0].from == id_bytes(5));
 
   p = ScanPlan{};
-  ranges = scan_key_ranges(p, keys);
+  scan_key_ranges(p, keys, &ranges);
   REQUIRE(ranges.size() == 1);
   CHECK(ranges[0].from.empty());
   CHECK(ranges[0].to.empty());
