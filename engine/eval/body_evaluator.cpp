@@ -24,6 +24,32 @@ void term_variable(const ast::Term& t, std::vector<std::string>& out) {
   if (const auto* v = named_variable(t)) add_variable(out, v->name);
 }
 
+template <class Visit>
+void each_expr_variable(const ast::Expr& e, Visit& visit) {
+  for (const auto& arg : e.args) {
+    if (const auto* v = std::get_if<ast::Variable>(&arg); v && !v->is_wildcard()) {
+      visit(std::string_view(v->name));
+    } else if (const auto* sub = std::get_if<std::shared_ptr<ast::Expr>>(&arg); sub && *sub) {
+      each_expr_variable(**sub, visit);
+    }
+  }
+}
+
+// Calls visit(name) for each variable clause_variables() lists, as views into the clause,
+// repeats included: for callers that only join on names (no copy, no list).
+template <class Visit>
+void each_clause_variable(const ast::Clause& clause, Visit&& visit) {
+  ast::walk_clause(clause, [&](const ast::Clause& c) {
+    ast::for_each_term(c, [&](const ast::Term& t) {
+      if (const auto* v = named_variable(t)) visit(std::string_view(v->name));
+    });
+    if (const auto* e = std::get_if<ast::ExprClause>(&c.node)) {
+      each_expr_variable(e->expr, visit);
+      if (e->out && !e->out->is_wildcard()) visit(std::string_view(e->out->name));
+    }
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> clause_variables(const ast::Clause& clause) {
@@ -87,24 +113,26 @@ std::vector<std::vector<std::size_t>> independent_parts(const std::vector<ast::C
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  std::vector<std::vector<std::string>> names(clauses.size());
   NameMap<std::size_t> first_user;  // the first clause to name each variable
+  std::vector<std::string> entity_names;  // first_user's keys that are not in the clauses
+  entity_names.reserve(clauses.size());   // never moved: first_user holds views of them
   constexpr std::size_t kInput = static_cast<std::size_t>(-1);
   std::size_t input_part = kInput;
   for (std::size_t i = 0; i < clauses.size(); ++i) {
-    names[i] = clause_variables(clauses[i]);
-    // A temporal pseudo-pattern reads the metadata of the real pattern on the same entity, a
-    // constant one too ([:a :job ?j] [:a :db/valid-from ?f]): the same part.
-    if (const auto* p = std::get_if<ast::Pattern>(&clauses[i].node); p && std::holds_alternative<Value>(p->e)) {
-      names[i].push_back("#entity " + entity_key(p->e));
-    }
-    for (const std::string& v : names[i]) {
-      if (input.binds(v)) {
+    const auto join = [&](std::string_view v) {
+      if (std::find(input.vars.begin(), input.vars.end(), v) != input.vars.end()) {  // input.binds(v)
         if (input_part == kInput) input_part = i;
         parent[root(i)] = root(input_part);
       }
       if (const std::size_t* user = first_user.find(v)) parent[root(i)] = root(*user);
       else first_user.insert(v, i);
+    };
+    each_clause_variable(clauses[i], join);
+    // A temporal pseudo-pattern reads the metadata of the real pattern on the same entity, a
+    // constant one too ([:a :job ?j] [:a :db/valid-from ?f]): the same part.
+    if (const auto* p = std::get_if<ast::Pattern>(&clauses[i].node); p && std::holds_alternative<Value>(p->e)) {
+      entity_names.push_back("#entity " + entity_key(p->e));
+      join(entity_names.back());
     }
   }
   std::vector<std::vector<std::size_t>> parts;
