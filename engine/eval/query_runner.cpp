@@ -185,11 +185,13 @@ void substitute_expr(ast::Expr& e, const std::map<std::string, Value>& known) {
   }
 }
 
-// Begins memo for this call, or gives null when this call's choices may not be kept: the
-// signature holds what the planner reads of the slot values (step_memo.h), each slot's kind and
-// whether an ident among them names an entity here.
+// Begins memo for this call, or gives null when this call's choices may not be kept. The
+// signature holds what the planner reads besides the rows (step_memo.h): the variables the body
+// starts with (:in bindings, values pushed down from SQL), each slot value's kind, and whether an
+// ident among them names an entity here.
 Status begin_step_memo(EvalContext& ctx, const ast::Query& query, const std::vector<ast::Rule>& rules,
-                       const QueryInputs& inputs, const RunOptions& options, StepMemo** out) {
+                       const QueryInputs& inputs, const Relation& start, const RunOptions& options,
+                       StepMemo** out) {
   *out = nullptr;
   StepMemo* memo = options.step_memo;
   if (!memo || options.trace || !rules.empty()) return Status::OK();
@@ -199,7 +201,11 @@ Status begin_step_memo(EvalContext& ctx, const ast::Query& query, const std::vec
     }
   }
   std::string signature;
-  signature.reserve(inputs.slots.size() * 2);
+  for (const std::string& var : start.vars) {
+    signature += var;
+    signature += '\0';  // no variable name holds one
+  }
+  signature += '\0';
   for (const auto& [name, value] : inputs.slots) {
     Value ident = value;
     if (value.is(ValueKind::String)) {  // a uuid's text in an entity position names an entity
@@ -331,7 +337,7 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   Relation bindings;
   BodyEvaluator body(ctx, lookup, trace);
   StepMemo* memo = nullptr;
-  DATALOG_RETURN_IF_ERROR(begin_step_memo(ctx, query, rules, inputs, options, &memo));
+  DATALOG_RETURN_IF_ERROR(begin_step_memo(ctx, query, rules, inputs, start, options, &memo));
   body.use_memo(memo);
   DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, std::move(start), &bindings));
   return project_find(ctx, bound, bindings, &result->rows);

@@ -2,8 +2,10 @@
 //
 // A named query table (or a datalog_q text) runs the same body at every call, with other slot
 // values. At each step the planner (join_planner.h) reads only: the clauses done, the rows built
-// so far, the graph's statistics, and of the slot values their kinds and whether an ident
-// names an entity. With all of those equal it makes the same choice. So the choices are kept by
+// so far and their variables, the graph's statistics, and of the slot values their kinds and
+// whether an ident names an entity. The variables follow from the clauses done and those the
+// body starts with (:in bindings, values SQL pushes down), which go into the signature. With all
+// of those equal it makes the same choice. So the choices are kept by
 // step (clauses done, rows) for one source of estimates and one signature of the slot values;
 // a call with another source or signature forgets them. A query whose comparisons hold slots
 // reads their values while planning (value_ranges.h) and is not memoised, nor a body that calls

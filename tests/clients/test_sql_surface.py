@@ -182,6 +182,14 @@ def test_a_joined_query_table_answers_every_call_after_its_plan_is_kept(db):
     db.execute("ROLLBACK")
     assert rows(db, "SELECT v FROM two_on(':e')") == []
     assert rows(db, "SELECT v FROM two_on(':c')") == [(5,)]
+    # A value pushed down from SQL's WHERE binds a variable before the body runs: a call with it
+    # and a call without it start from other variables, so they must not share choices.
+    db.execute("SELECT datalog_exec('g', '(transact [[:a :name \"Ann\"] [:b :name \"Bo\"] [:a :tag 1] [:b :tag 2]])')")
+    db.execute("CREATE VIRTUAL TABLE temp.shout USING datalog_query(g, "
+               "'(query [:find ?n ?loud :where [?p :name ?n] [?p :tag _] [(str ?n \"!\") ?loud]])')")
+    for _ in range(2):
+        assert rows(db, "SELECT loud FROM shout WHERE n = 'Bo'") == [("Bo!",)]
+        assert rows(db, "SELECT n, loud FROM shout ORDER BY n") == [("Ann", "Ann!"), ("Bo", "Bo!")]
     # datalog_q keeps the choices of each query text the same way.
     query = "(query [:find ?v :where [$e :next ?m] [?m :next ?end] [?end :val ?v]])"
     for who, expected in [(":a", [(3,)]), (":x", [(26,), (27,)]), (":zz", []), (":c", [(5,)]), (":a", [(3,)])]:
