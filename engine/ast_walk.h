@@ -98,7 +98,8 @@ void for_each_term(C& clause, Visit&& term_visit) {
 inline bool expr_holds_slot(const Expr& e) {
   for (const auto& arg : e.args) {
     if (std::holds_alternative<Slot>(arg)) return true;
-    if (const auto* sub = std::get_if<std::shared_ptr<Expr>>(&arg); sub && *sub && expr_holds_slot(**sub)) {
+    if (const auto* sub = std::get_if<std::shared_ptr<Expr>>(&arg);
+        sub && *sub && expr_holds_slot(**sub)) {
       return true;
     }
   }

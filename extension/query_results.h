@@ -39,8 +39,8 @@ class QueryResults {
   // memo, when given, keeps the planner's choices for the query from call to call
   // (engine/eval/step_memo.h); it must outlive the call.
   Status open(sqlite3* db, GraphSession& session, const ast::Query& query,
-              const eval::QueryInputs& inputs, const QueryOrigin& origin, const eval::Limits& limits,
-              eval::StepMemo* memo = nullptr);
+              const eval::QueryInputs& inputs, const QueryOrigin& origin,
+              const eval::Limits& limits, eval::StepMemo* memo = nullptr);
   void close();
 
   bool at_end() const { return !execution_ || execution_->at_end(); }

@@ -477,7 +477,8 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       set_vtab_error(cur->pVtab, error);
       return SQLITE_ERROR;
     }
-    st = c->results.open(table->context->db(), *session, *query, inputs, table->origin, limits, memo);
+    st = c->results.open(table->context->db(), *session, *query, inputs, table->origin, limits,
+                         memo);
     return report(cur->pVtab, st);
   });
 }

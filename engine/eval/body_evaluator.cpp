@@ -120,7 +120,7 @@ std::vector<std::vector<std::size_t>> independent_parts(const std::vector<ast::C
   std::size_t input_part = kInput;
   for (std::size_t i = 0; i < clauses.size(); ++i) {
     const auto join = [&](std::string_view v) {
-      if (std::find(input.vars.begin(), input.vars.end(), v) != input.vars.end()) {  // input.binds(v)
+      if (std::find(input.vars.begin(), input.vars.end(), v) != input.vars.end()) {  // binds(v)
         if (input_part == kInput) input_part = i;
         parent[root(i)] = root(input_part);
       }
@@ -130,7 +130,8 @@ std::vector<std::vector<std::size_t>> independent_parts(const std::vector<ast::C
     each_clause_variable(clauses[i], join);
     // A temporal pseudo-pattern reads the metadata of the real pattern on the same entity, a
     // constant one too ([:a :job ?j] [:a :db/valid-from ?f]): the same part.
-    if (const auto* p = std::get_if<ast::Pattern>(&clauses[i].node); p && std::holds_alternative<Value>(p->e)) {
+    if (const auto* p = std::get_if<ast::Pattern>(&clauses[i].node);
+        p && std::holds_alternative<Value>(p->e)) {
       entity_names.push_back("#entity " + entity_key(p->e));
       join(entity_names.back());
     }
@@ -231,7 +232,8 @@ Status BodyEvaluator::evaluate_part(const std::vector<ast::Clause>& clauses, con
     DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
     PlanStep best;
     const std::uint64_t done_mask = memo ? mask_of(done) : 0;
-    if (const PlanStep* known = memo ? memo->find(done_mask, rel.rows.size()) : nullptr) {
+    if (const PlanStep* known =
+            memo ? memo->find(memo_call_, done_mask, rel.rows.size()) : nullptr) {
       best = *known;
       if (const auto* p = std::get_if<ast::Pattern>(&clauses[best.index].node)) {
         if (!comparisons) comparisons = comparison_filters(clauses);
@@ -240,7 +242,7 @@ Status BodyEvaluator::evaluate_part(const std::vector<ast::Clause>& clauses, con
     } else {
       if (!planner) planner.emplace(ctx_, derived_, clauses);
       DATALOG_RETURN_IF_ERROR(planner->next(rel, done, &best));
-      if (memo) memo->add(done_mask, rel.rows.size(), best);
+      if (memo) memo->add(memo_call_, done_mask, rel.rows.size(), best);
     }
     DATALOG_RETURN_IF_ERROR(apply(clauses[best.index], rel, depth, best.estimate,
                                   best.hash_join ? std::string_view("hash") : best.access,

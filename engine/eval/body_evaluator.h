@@ -43,8 +43,11 @@ class BodyEvaluator {
                   int depth = 0);
 
   // Choices of the planner kept from earlier calls of the same query (step_memo.h), for the
-  // top level of the body; memo must be begun for this call's estimate source and slot values.
-  void use_memo(StepMemo* memo) { memo_ = memo; }
+  // top level of the body; call is what memo->begin() gave this call.
+  void use_memo(StepMemo* memo, std::uint64_t call) {
+    memo_ = memo;
+    memo_call_ = call;
+  }
 
  private:
   // Evaluates the clauses not marked in elsewhere (empty: all) as one part, cheapest first.
@@ -68,6 +71,7 @@ class BodyEvaluator {
   const DerivedLookup& derived_;
   Trace* trace_;
   StepMemo* memo_ = nullptr;
+  std::uint64_t memo_call_ = 0;
   std::map<std::string, unsigned> pseudo_entities_;  // entity key -> the metadata read of it (MetaNeed)
 };
 

@@ -149,8 +149,9 @@ Status JoinPlanner::cost_pattern(const ast::Pattern& p, const Relation& rel, Pla
   return Status::OK();
 }
 
-std::vector<ValueRange> JoinPlanner::value_ranges_for(const ast::Pattern& p, const Relation& rel,
-                                                      const std::vector<const ast::ExprClause*>& comparisons) {
+std::vector<ValueRange> JoinPlanner::value_ranges_for(
+    const ast::Pattern& p, const Relation& rel,
+    const std::vector<const ast::ExprClause*>& comparisons) {
   // The body's comparisons on a value this pattern binds narrow its scan (value_ranges.h).
   const auto* v = named_variable(p.v);
   if (!v || rel.binds(v->name) || !std::holds_alternative<Value>(p.a)) return {};

@@ -50,8 +50,9 @@ class JoinPlanner {
 
   // The value bounds a pattern's scan over rel takes from the body's comparisons (PlanStep's
   // v_ranges): those of a value variable that rel does not bind, under a constant attribute.
-  static std::vector<ValueRange> value_ranges_for(const ast::Pattern& p, const Relation& rel,
-                                                  const std::vector<const ast::ExprClause*>& comparisons);
+  static std::vector<ValueRange> value_ranges_for(
+      const ast::Pattern& p, const Relation& rel,
+      const std::vector<const ast::ExprClause*>& comparisons);
 
  private:
   Status cost_pattern(const ast::Pattern& p, const Relation& rel, PlanStep* c) const;

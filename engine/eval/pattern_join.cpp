@@ -92,7 +92,8 @@ Status PatternJoin::prepare(const Relation& rel, const std::map<std::string, uns
   *can_match = false;
   out.vars = rel.vars;
   if (!pseudo_entities.empty()) {  // a body with temporal pseudo patterns: rare
-    if (const auto needs = pseudo_entities.find(entity_key(pattern_.e)); needs != pseudo_entities.end()) {
+    if (const auto needs = pseudo_entities.find(entity_key(pattern_.e));
+        needs != pseudo_entities.end()) {
       add_metadata_columns(needs->first, needs->second);
     }
   }

@@ -189,14 +189,16 @@ void substitute_expr(ast::Expr& e, const std::map<std::string, Value>& known) {
 // signature holds what the planner reads besides the rows (step_memo.h): the variables the body
 // starts with (:in bindings, values pushed down from SQL), each slot value's kind, and whether an
 // ident among them names an entity here.
-Status begin_step_memo(EvalContext& ctx, const ast::Query& query, const std::vector<ast::Rule>& rules,
-                       const QueryInputs& inputs, const Relation& start, const RunOptions& options,
-                       StepMemo** out) {
+Status begin_step_memo(EvalContext& ctx, const ast::Query& query,
+                       const std::vector<ast::Rule>& rules, const QueryInputs& inputs,
+                       const Relation& start, const RunOptions& options, StepMemo** out,
+                       std::uint64_t* call) {
   *out = nullptr;
   StepMemo* memo = options.step_memo;
   if (!memo || options.trace || !rules.empty()) return Status::OK();
   for (const auto& clause : query.where) {
-    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && ast::expr_holds_slot(e->expr)) {
+    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node);
+        e && ast::expr_holds_slot(e->expr)) {
       return Status::OK();
     }
   }
@@ -218,7 +220,7 @@ Status begin_step_memo(EvalContext& ctx, const ast::Query& query, const std::vec
       signature += id ? 'e' : '-';
     }
   }
-  if (memo->begin(ctx.graph().estimate_source(), std::move(signature))) *out = memo;
+  if (memo->begin(ctx.graph().estimate_source(), std::move(signature), call)) *out = memo;
   return Status::OK();
 }
 
@@ -337,8 +339,9 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   Relation bindings;
   BodyEvaluator body(ctx, lookup, trace);
   StepMemo* memo = nullptr;
-  DATALOG_RETURN_IF_ERROR(begin_step_memo(ctx, query, rules, inputs, start, options, &memo));
-  body.use_memo(memo);
+  std::uint64_t call = 0;
+  DATALOG_RETURN_IF_ERROR(begin_step_memo(ctx, query, rules, inputs, start, options, &memo, &call));
+  body.use_memo(memo, call);
   DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, std::move(start), &bindings));
   return project_find(ctx, bound, bindings, &result->rows);
 }

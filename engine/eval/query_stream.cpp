@@ -55,8 +55,9 @@ bool single_scan_shape(const ast::Query& query) {
 const ast::Pattern* only_pattern_holds_slots(const ast::Query& query) {
   const ast::Pattern* pattern = nullptr;
   for (const auto& clause : query.where) {
+    const auto* e = std::get_if<ast::ExprClause>(&clause.node);
     if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) pattern = p;
-    else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && ast::expr_holds_slot(e->expr)) return nullptr;
+    else if (e && ast::expr_holds_slot(e->expr)) return nullptr;
   }
   return pattern;
 }

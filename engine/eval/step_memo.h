@@ -4,13 +4,15 @@
 // values. At each step the planner (join_planner.h) reads only: the clauses done, the rows built
 // so far and their variables, the graph's statistics, and of the slot values their kinds and
 // whether an ident names an entity. The variables follow from the clauses done and those the
-// body starts with (:in bindings, values SQL pushes down), which go into the signature. With all
-// of those equal it makes the same choice. So the choices are kept by
-// step (clauses done, rows) for one source of estimates and one signature of the slot values;
-// a call with another source or signature forgets them. A query whose comparisons hold slots
-// reads their values while planning (value_ranges.h) and is not memoised, nor a body that calls
-// rules (their derived tuples count), nor a traced one (datalog_explain shows every estimate).
-// Thread safety: one memo per query of one connection, used under that connection's calls.
+// body starts with (:in bindings, values SQL pushes down). With all of those equal it makes the
+// same choice. So the choices are kept by step (clauses done, rows) for one source of estimates
+// and one signature (the starting variables, the slot values' kinds and idents); a call with
+// another source or signature forgets them. A query whose comparisons hold slots reads their
+// values while planning (value_ranges.h) and is not memoised, nor a body that calls rules (their
+// derived tuples count), nor a traced one (datalog_explain shows every estimate).
+// Thread safety: one memo per query of one connection, used under that connection's calls. A
+// call may begin inside another (a SQL function the query calls runs the same query): each
+// begin() starts a new call, and the outer call's finds and adds are then ignored.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +28,10 @@ namespace datalog::eval {
 
 class StepMemo {
  public:
-  // Starts a call; false when nothing may be kept for it (an estimate source that moves).
-  bool begin(const EstimateSource& source, std::string signature) {
+  // Starts a call: *call names it for find() and add(). False when nothing may be kept for it
+  // (an estimate source that moves).
+  bool begin(const EstimateSource& source, std::string signature, std::uint64_t* call) {
+    *call = ++calls_;
     if (source.state == 0) return false;
     if (!(source == source_) || signature != signature_) {
       source_ = source;
@@ -37,15 +41,18 @@ class StepMemo {
     return true;
   }
 
-  // The step chosen before with these clauses done (a bit each) over this many rows, or null.
-  // Its value ranges are not kept: they hold this call's values (JoinPlanner::value_ranges_for).
-  const PlanStep* find(std::uint64_t done, std::size_t rows) const {
+  // The step chosen before with these clauses done (a bit each) over this many rows, or null
+  // (also when call is not the last one begun). Its value ranges are not kept: they hold the
+  // call's values (JoinPlanner::value_ranges_for).
+  const PlanStep* find(std::uint64_t call, std::uint64_t done, std::size_t rows) const {
+    if (call != calls_) return nullptr;
     for (const Entry& e : steps_) {
       if (e.done == done && e.rows == rows) return &e.step;
     }
     return nullptr;
   }
-  void add(std::uint64_t done, std::size_t rows, PlanStep step) {
+  void add(std::uint64_t call, std::uint64_t done, std::size_t rows, PlanStep step) {
+    if (call != calls_) return;
     if (steps_.size() >= kMaxSteps) steps_.clear();  // row counts that vary widely: start over
     step.v_ranges.clear();
     steps_.push_back(Entry{done, rows, std::move(step)});
@@ -63,6 +70,7 @@ class StepMemo {
   };
   EstimateSource source_;
   std::string signature_;
+  std::uint64_t calls_ = 0;
   std::vector<Entry> steps_;
 };
 

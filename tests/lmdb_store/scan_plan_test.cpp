@@ -87,7 +87,8 @@ TEST_CASE("plan_scan Cheapest: chooses what to use by cost") {
   CHECK(p.use.v_range);
 }
 
-TEST_CASE("scan_key_ranges: prefixes per index, one range per candidate value, replacing the last") {
+TEST_CASE(
+    "scan_key_ranges: prefixes per index, one range per candidate value, replacing the last") {
   ScanKeys keys;
   keys.e = 7;
   keys.a = 9;

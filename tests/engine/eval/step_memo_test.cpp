@@ -64,7 +64,8 @@ const std::string kFriendsOfFriends =
 
 }  // namespace
 
-TEST_CASE("a memo plans a query's first call only, and every call answers as without one", "[step_memo]") {
+TEST_CASE("a memo plans a query's first call only, and every call answers as without one",
+          "[step_memo]") {
   // The evaluation itself asks for an estimate or two (to reserve room); planning asks for many.
   CountingGraph graph;
   graph.add(4, CountingGraph::kFriend, Value::ref(1));  // 4 -> alice -> bob
@@ -101,7 +102,8 @@ TEST_CASE("a memo plans a query's first call only, and every call answers as wit
 
 TEST_CASE("a memo forgets its choices when the state or an ident's answer changes", "[step_memo]") {
   CountingGraph graph;
-  const ast::Query q = parsed("(query [:find ?n :where [$p :person/friend ?f] [?f :person/name ?n]])");
+  const ast::Query q =
+      parsed("(query [:find ?n :where [$p :person/friend ?f] [?f :person/name ?n]])");
   const std::vector<std::string> carol{"\"carol\""};
   StepMemo memo;
   int before = 0;
@@ -143,17 +145,46 @@ TEST_CASE("a memo forgets its choices when the state or an ident's answer change
   CHECK(estimates() == planned);
 }
 
-TEST_CASE("a query whose comparisons hold slots plans every call, with that call's values", "[step_memo]") {
+TEST_CASE("a query whose comparisons hold slots plans every call, with that call's values",
+          "[step_memo]") {
   CountingGraph graph;
-  const ast::Query q = parsed(
-      "(query [:find ?n :where [?p :person/age ?a] [(< ?a $top)] [?p :person/name ?n]])");
+  const ast::Query q =
+      parsed("(query [:find ?n :where [?p :person/age ?a] [(< ?a $top)] [?p :person/name ?n]])");
   StepMemo memo;
-  CHECK(rows_of(graph, q, {{"top", Value::integer(31)}}, &memo) == std::vector<std::string>{"\"alice\"", "\"bob\""});
+  CHECK(rows_of(graph, q, {{"top", Value::integer(31)}}, &memo) ==
+        std::vector<std::string>{"\"alice\"", "\"bob\""});
   const int planned = graph.estimates;
-  CHECK(rows_of(graph, q, {{"top", Value::integer(26)}}, &memo) == std::vector<std::string>{"\"bob\""});
+  CHECK(rows_of(graph, q, {{"top", Value::integer(26)}}, &memo) ==
+        std::vector<std::string>{"\"bob\""});
   CHECK(graph.estimates > planned);
   CHECK(rows_of(graph, q, {{"top", Value::integer(99)}}, &memo) ==
         std::vector<std::string>{"\"alice\"", "\"bob\"", "\"carol\""});
+}
+
+TEST_CASE("a call begun inside another leaves the outer call's steps out of the memo",
+          "[step_memo]") {
+  // A SQL function the query calls may run the same query again: the inner call begins while the
+  // outer one still plans, perhaps with another signature.
+  StepMemo memo;
+  PlanStep step;
+  step.index = 2;
+  std::uint64_t outer = 0, inner = 0;
+  REQUIRE(memo.begin(EstimateSource{1, 7}, "a", &outer));
+  REQUIRE(memo.begin(EstimateSource{1, 7}, "b", &inner));
+  memo.add(outer, 0, 1, step);  // the outer call's choice, made for signature "a"
+  CHECK(memo.find(inner, 0, 1) == nullptr);
+  CHECK(memo.find(outer, 0, 1) == nullptr);
+  memo.add(inner, 0, 1, step);
+  REQUIRE(memo.find(inner, 0, 1) != nullptr);
+  CHECK(memo.find(inner, 0, 1)->index == 2);
+  CHECK(memo.find(outer, 0, 1) == nullptr);
+  // The next call with the same signature finds the inner call's choice; another forgets it.
+  std::uint64_t next = 0;
+  REQUIRE(memo.begin(EstimateSource{1, 7}, "b", &next));
+  CHECK(memo.find(next, 0, 1) != nullptr);
+  REQUIRE(memo.begin(EstimateSource{1, 7}, "a", &next));
+  CHECK(memo.find(next, 0, 1) == nullptr);
+  CHECK_FALSE(memo.begin(EstimateSource{}, "a", &next));
 }
 
 }  // namespace datalog::eval
