@@ -20,10 +20,6 @@ using ast::named_variable;
 
 namespace {
 
-void term_variable(const ast::Term& t, std::vector<std::string>& out) {
-  if (const auto* v = named_variable(t)) add_variable(out, v->name);
-}
-
 template <class Visit>
 void each_expr_variable(const ast::Expr& e, Visit& visit) {
   for (const auto& arg : e.args) {
@@ -35,8 +31,8 @@ void each_expr_variable(const ast::Expr& e, Visit& visit) {
   }
 }
 
-// Calls visit(name) for each variable clause_variables() lists, as views into the clause,
-// repeats included: for callers that only join on names (no copy, no list).
+// Calls visit(name) for each variable a clause mentions, in order of appearance, as views into
+// the clause, repeats included (clause_variables() lists them once each).
 template <class Visit>
 void each_clause_variable(const ast::Clause& clause, Visit&& visit) {
   ast::walk_clause(clause, [&](const ast::Clause& c) {
@@ -55,12 +51,8 @@ void each_clause_variable(const ast::Clause& clause, Visit&& visit) {
 std::vector<std::string> clause_variables(const ast::Clause& clause) {
   std::vector<std::string> out;
   out.reserve(4);  // a pattern names at most three: one allocation, not three as it grows
-  ast::walk_clause(clause, [&](const ast::Clause& c) {
-    ast::for_each_term(c, [&](const ast::Term& t) { term_variable(t, out); });
-    if (const auto* e = std::get_if<ast::ExprClause>(&c.node)) {
-      expr_variables(e->expr, out);
-      if (e->out && !e->out->is_wildcard()) add_variable(out, e->out->name);
-    }
+  each_clause_variable(clause, [&](std::string_view v) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.emplace_back(v);
   });
   return out;
 }
