@@ -161,8 +161,10 @@ Status GraphSession::catch_up_once(const GraphLog::Tip& tip, bool writing, std::
   DATALOG_RETURN_IF_ERROR(store::WriteTxn::begin(env_, busy_timeout_, &w));
   IndexPosition pos;
   DATALOG_RETURN_IF_ERROR(store::index_position(*w, &pos));
-  if (!force_rebuild && at_tip(pos, tip)) return Status::OK();  // caught up by someone else
-  bool rebuild = force_rebuild || (writing && pos.seq > tip.seq);
+  // An unfinished transaction's records (a writer that committed its index part way, then
+  // crashed or rolled back: WriteTxn::commit_interim) can only be taken out by a rebuild.
+  if (!force_rebuild && !pos.unfinished && at_tip(pos, tip)) return Status::OK();  // caught up by someone else
+  bool rebuild = force_rebuild || pos.unfinished || (writing && pos.seq > tip.seq);
   if (!rebuild && pos.seq > tip.seq) return Status::OK();  // ahead of an older snapshot: bounded
   if (!rebuild && pos.seq > 0) {
     // The row the index ends at must be the log's: else the log was replaced under it.
@@ -271,7 +273,7 @@ Status GraphSession::begin_write(std::chrono::milliseconds busy_timeout) {
       writer_.reset();
       return st;
     }
-    if (at_tip(pos, tip) && writer_->tx() == tip.tx + 1) {
+    if (at_tip(pos, tip) && !pos.unfinished && writer_->tx() == tip.tx + 1) {
       writer_->set_log_base(tip.seq);
       return Status::OK();
     }

@@ -64,6 +64,12 @@ Status check_graph(GraphSession& session, store::IndexCheck* out, std::uint64_t*
                                                 "(index at log row {}, this connection sees row {}); run it again",
                                                 pos.seq, log_seq));
   }
+  if (pos.unfinished) {
+    return Status(StatusCode::Busy,
+                  "datalog_check: the index holds part of a transaction that has not committed (a "
+                  "large import running, or one that ended without committing, whose records the "
+                  "next write removes by rebuilding the index); run it again later");
+  }
   *rows = 0;
   std::shared_ptr<store::GraphEnv> scratch;
   DATALOG_RETURN_IF_ERROR(replay_into_scratch(*session.log(), pos.seq, &scratch, rows));

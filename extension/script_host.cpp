@@ -68,6 +68,19 @@ Status SessionScriptHost::commit(InterruptProbe& probe) {
   return session_.commit_alone();
 }
 
+Status SessionScriptHost::checkpoint(GraphWriter** writer, std::size_t page_bytes) {
+  store::WriteTxn* w = session_.writer();
+  if (!own_transaction_ || !w || !writer_access_ || w->dirty_estimate() < page_bytes) return Status::OK();
+  writer_access_.reset();
+  *writer = nullptr;
+  DATALOG_RETURN_IF_ERROR(w->release(kPrivateSavepoint));
+  DATALOG_RETURN_IF_ERROR(w->commit_interim());
+  DATALOG_RETURN_IF_ERROR(w->savepoint(kPrivateSavepoint));
+  writer_access_.emplace(session_.env(), *w);
+  *writer = &*writer_access_;
+  return Status::OK();
+}
+
 Status SessionScriptHost::reader(GraphReader** reader) {
   reading_.reset();
   DATALOG_RETURN_IF_ERROR(GraphReading::open(session_, &reading_));

@@ -39,6 +39,11 @@ class SessionScriptHost final : public ScriptHost {
   // whose COMMIT commits them), after the last check: an interrupt that came while they ran
   // will fail the statement, so then nothing may be committed.
   Status commit(InterruptProbe& probe);
+  // Between two writes of a long transaction of its own (an import in autocommit mode): once
+  // its changed index pages pass page_bytes, the index commits part way
+  // (store::WriteTxn::commit_interim), so they need not all stay in memory. *writer is replaced.
+  // Inside an SQL transaction nothing happens: a savepoint or a ROLLBACK may still need them.
+  Status checkpoint(GraphWriter** writer, std::size_t page_bytes);
   // A reader that stays valid until the next call (for naming entities in results).
   GraphReader* last_reader() { return reading_ ? &reading_->access() : nullptr; }
 

@@ -9,6 +9,7 @@
 #include "engine/uuid_text.h"
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
+#include "lmdb_store/meta.h"
 #include "lmdb_store/page_fault_guard.h"
 #include "lmdb_store/record_check.h"
 #include "lmdb_store/stored_value.h"
@@ -114,6 +115,19 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   return Status::OK();
 }
 
+namespace {
+
+// An ident read from the index may be one a transaction made that has not committed (an import
+// that commits the index part way, meta.h kUnfinishedFrom). Its id may later go to another
+// name, so it is not shared.
+bool ident_committed(MDB_txn* txn, const Tables& t, EntityId id) {
+  std::uint64_t unfinished_from = 0;
+  if (!read_counter(txn, t.meta, meta_key::kUnfinishedFrom, &unfinished_from).ok()) return false;
+  return unfinished_from == 0 || static_cast<std::uint64_t>(id) < unfinished_from;
+}
+
+}  // namespace
+
 Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Value& name,
                     std::optional<EntityId>* id) {
   if (!shared) return lookup_ident(txn, t, name, id);
@@ -123,7 +137,7 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
   if (known.entity || known.missing) return Status::OK();
   DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, id));
   if (*id) {
-    shared->remember_ident(name, **id);
+    if (ident_committed(txn, t, **id)) shared->remember_ident(name, **id);
   } else {
     shared->remember_missing(state, name);
   }
@@ -135,7 +149,7 @@ Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
   if (!shared) return ident_name(txn, t, id, name);
   if (shared->ident_of(id, name)) return Status::OK();
   DATALOG_RETURN_IF_ERROR(ident_name(txn, t, id, name));
-  if (*name) shared->remember_name(id, **name);
+  if (*name && ident_committed(txn, t, id)) shared->remember_name(id, **name);
   return Status::OK();
 }
 

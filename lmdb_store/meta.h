@@ -26,6 +26,11 @@ inline constexpr std::string_view kNextRule = "next_rule";     // u64 sequence o
 // fingerprint: a log that was replaced by an older or another one rarely matches it).
 inline constexpr std::string_view kIndexedSeq = "indexed_seq";    // u64
 inline constexpr std::string_view kIndexedTime = "indexed_time";  // u64 (ms)
+// Set while the index holds records of a transaction whose log has not committed (a large
+// import commits the index part way, WriteTxn::commit_interim): the first ident id that
+// transaction may have made. Cleared by its commit; left by a crash or a rollback, so the next
+// writer rebuilds the index from the log (readers' bound hides the records meanwhile).
+inline constexpr std::string_view kUnfinishedFrom = "unfinished_from";  // u64 ident id; 0: none
 // The store table the index belongs to: its graph's uuid (from the log), database file, table.
 inline constexpr std::string_view kOwnerUuid = "owner_uuid";  // text
 inline constexpr std::string_view kOwnerDatabase = "owner_database";  // text

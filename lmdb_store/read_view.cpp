@@ -18,6 +18,9 @@ namespace {
 
 Status read_position(MDB_txn* txn, const Tables& t, IndexPosition* out) {
   DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kIndexedSeq, &out->seq));
+  std::uint64_t unfinished_from = 0;
+  DATALOG_RETURN_IF_ERROR(read_counter(txn, t.meta, meta_key::kUnfinishedFrom, &unfinished_from));
+  out->unfinished = unfinished_from != 0;
   return read_counter(txn, t.meta, meta_key::kIndexedTime, &out->time);
 }
 

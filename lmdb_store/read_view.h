@@ -31,6 +31,9 @@ namespace datalog::store {
 // Where the index stands in the log (meta.h kIndexedSeq / kIndexedTime).
 struct IndexPosition {
   std::uint64_t seq = 0, time = 0;
+  // The index also holds records of a transaction that never committed (meta.h
+  // kUnfinishedFrom): readers' bound hides them; a writer must rebuild before it writes.
+  bool unfinished = false;
 };
 
 // Who the index belongs to (meta.h kOwner*); empty when nobody claimed it yet.

@@ -168,6 +168,16 @@ Status WriteTxn::rollback_all() {
     return Status(StatusCode::Misuse,
                   "a graph transaction must be rolled back on the thread that began it");
   }
+  if (interim_commits_ > 0) {
+    // Part of it is committed to the index: what remains to undo is the whole transaction.
+    abort();
+    failure_ = Status(StatusCode::Misuse,
+                      fmt::format("graph '{}': this transaction committed part of its index and cannot "
+                                  "go on after a rollback to its start; it was rolled back whole, and the "
+                                  "next write rebuilds the index from the log",
+                                  env_->path()));
+    return failure_;
+  }
   mdb_txn_abort(stack_.front().txn);
   stack_.clear();
   discard_pending();
@@ -244,6 +254,74 @@ Status WriteTxn::next_transaction() {
   return Status::OK();
 }
 
+void WriteTxn::count_put(bool appended, std::size_t bytes) {
+  constexpr std::size_t kNodeBytes = 10;  // LMDB's node header and slot
+  if (appended) {
+    appended_bytes_ += bytes + kNodeBytes;
+  } else {
+    ++placed_puts_;
+  }
+}
+
+std::size_t WriteTxn::dirty_estimate() {
+  constexpr std::size_t kPage = 4096;
+  std::size_t placed_pages = placed_puts_;
+  if (placed_pages > 0 && !stack_.empty()) {
+    // Puts into the middle of a table dirty at most every page it has: in a small index most of
+    // them land on pages an earlier put dirtied already.
+    const Tables& t = env_->tables();
+    std::size_t pages = 0;
+    for (MDB_dbi dbi : {t.eavt, t.aevt, t.avet, t.vaet, t.ident_names}) {
+      MDB_stat stat{};
+      if (mdb_stat(txn(), dbi, &stat) == MDB_SUCCESS) pages += stat.ms_branch_pages + stat.ms_leaf_pages;
+    }
+    placed_pages = std::min(placed_pages, pages);
+  }
+  return appended_bytes_ + placed_pages * kPage;
+}
+
+// The first ident id the unfinished transaction may have made: ids from there on are not shared
+// by readers (catalog_idents.cpp) until the transaction commits.
+Status WriteTxn::mark_unfinished() {
+  std::uint64_t first = static_cast<std::uint64_t>(first_new_ident_);
+  if (first == 0) {
+    DATALOG_RETURN_IF_ERROR(read_counter(txn(), env_->tables().meta, meta_key::kNextIdent, &first));
+  }
+  return write_counter(txn(), env_->tables().meta, meta_key::kUnfinishedFrom, std::max(first, kFirstIdentId));
+}
+
+Status WriteTxn::commit_interim() {
+  if (!failure_.ok()) return failure_;
+  if (stack_.size() != 1) return Status(StatusCode::Misuse, "commit_interim() with a savepoint open");
+  if (std::this_thread::get_id() != owner_) {
+    return Status(StatusCode::Misuse, "a graph transaction must be committed on the thread that began it");
+  }
+  Status st = flush_pending();
+  if (st.ok() && interim_commits_ == 0) st = mark_unfinished();
+  if (st.ok()) st = env_->before_commit();
+  if (!st.ok()) return fail(st);
+  // The writer gate stays held: no other writer can begin between the two LMDB transactions.
+  const int rc = mdb::txn_commit(stack_.front().txn);
+  stack_.clear();
+  env_->leave_txn();
+  ++interim_commits_;
+  appended_bytes_ = placed_puts_ = 0;
+  touch();
+  MDB_txn* next = nullptr;
+  st = rc == MDB_SUCCESS ? env_->begin_write(&next)
+                         : status_from_mdb(rc, fmt::format("commit part of a transaction to graph '{}'", env_->path()));
+  if (!st.ok()) {
+    env_->release_writer();
+    discard_pending();
+    txn_idents_.clear();
+    log_rows_.clear();
+    failure_ = st;
+    return failure_;
+  }
+  stack_.push_back(new_level(next, -1));
+  return Status::OK();
+}
+
 Status WriteTxn::commit() {
   if (!failure_.ok()) return failure_;
   if (stack_.empty()) return Status(StatusCode::Misuse, "the write transaction is closed");
@@ -263,6 +341,9 @@ Status WriteTxn::commit() {
     if (rc != MDB_SUCCESS) st = status_from_mdb(rc, "commit savepoint");
   }
   if (st.ok()) st = seal_transaction();
+  if (st.ok() && interim_commits_ > 0) {  // the transaction is whole now
+    st = write_counter(txn(), env_->tables().meta, meta_key::kUnfinishedFrom, 0);
+  }
   if (st.ok()) st = env_->before_commit();
   if (!st.ok()) return fail(st);
   const int rc = mdb::txn_commit(stack_.front().txn);

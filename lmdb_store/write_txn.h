@@ -112,6 +112,20 @@ class WriteTxn {
   // Records in the index the log position it now reflects (written with the commit).
   Status set_indexed(std::uint64_t seq, std::int64_t tx_time_ms);
 
+  // A transaction that grows large (an import of its own) may commit the index part way, so the
+  // pages it changes need not all stay in memory: without MDB_WRITEMAP, LMDB keeps a private copy
+  // of every page a write transaction dirties until it ends. The records so committed stay
+  // invisible, since readers read no further than the log's last committed transaction, and
+  // the log still commits once, with SQLite. Until commit() the index's meta says it holds an
+  // unfinished transaction (meta.h kUnfinishedFrom), so after a crash or a rollback the next
+  // writer rebuilds the index from the log. No savepoint may be open. The transaction can no
+  // longer roll back to its start (rollback_all fails it whole).
+  Status commit_interim();
+  bool committed_in_part() const { return interim_commits_ > 0; }
+  // Roughly how many bytes of pages this LMDB transaction has dirtied (since the last
+  // commit_interim): what it holds in memory. Reads the size of the tables it wrote to.
+  std::size_t dirty_estimate();
+
   Status commit();  // writes everything (LMDB may defer the sync, GraphEnv); then closed
   void abort();     // discards everything; safe to call more than once
   bool open() const { return !stack_.empty(); }
@@ -219,6 +233,12 @@ class WriteTxn {
   // Reused for every record written, so writing allocates nothing once they have grown.
   std::string eavt_key_, index_key_, valid_to_;
   std::string record_data_;  // put_record: valid-to and check byte of the record it writes
+  // For dirty_estimate: bytes appended at the end of a table (they fill fresh pages) and puts
+  // anywhere else (each may dirty a page of its own), since the last commit.
+  std::size_t appended_bytes_ = 0, placed_puts_ = 0;
+  int interim_commits_ = 0;
+  void count_put(bool appended, std::size_t bytes);
+  Status mark_unfinished();
 };
 
 }  // namespace datalog::store

@@ -196,6 +196,8 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
   }
   ++next_ident_;
   next_ident_dirty_ = true;
+  count_put(false, 0);  // the name goes where it sorts; the id is appended
+  count_put(true, name.is(ValueKind::Keyword) ? name.as_keyword().size() : sizeof(Uuid));
   txn_idents_.remember(name, *id);
   if (LogRow* row = log_row()) log_ident(row->body, *id, name);
   dirty_ = true;

@@ -55,6 +55,7 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
     rc = mdb::cursor_put(cursor, &k, &v, MDB_APPEND);
     level.appending[i] = rc == MDB_SUCCESS;
   }
+  count_put(rc == MDB_SUCCESS, key.size() + data.size());
   if (rc == MDB_KEYEXIST) rc = mdb::cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
     k = as_val(key);

@@ -187,7 +187,8 @@ def test_result_limits_per_table_connection_and_query(tmp_path):
     assert rows(conn, "SELECT datalog_limit('max_results', NULL)") == [(10,)]
     with raises_datalog("Max query results (3) exceeded."):
         rows(conn, "SELECT * FROM q")
-    with raises_datalog("unknown limit 'rows': expected max_results, max_derived_facts or max_memory_mb"):
+    with raises_datalog("unknown limit 'rows': expected max_results, max_derived_facts, max_memory_mb or "
+                        "import_memory_mb"):
         conn.execute("SELECT datalog_limit('rows', 1)")
 
 
