@@ -2,6 +2,8 @@
 
 #include "extension/index_path.h"
 
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "extension/replay_progress.h"
@@ -198,6 +200,27 @@ Status GraphSession::catch_up_once(const GraphLog::Tip& tip, bool writing, std::
   return Status::OK();
 }
 
+// Whether snapshot's index serves a statement whose log ends at tip: at the tip, or ahead of
+// it (another connection committed since the statement's snapshot began) when the index holds
+// tip's transaction as the log has it; the bound hides the rest. *behind: the index is behind.
+Status GraphSession::serves(store::ReadSnapshot& snapshot, const GraphLog::Tip& tip, bool* usable,
+                            bool* behind) {
+  if (position_env_ != env_.get() || position_state_ != snapshot.id() || position_state_ == 0) {
+    DATALOG_RETURN_IF_ERROR(snapshot.position(&position_));
+    position_env_ = env_.get();
+    position_state_ = snapshot.id();
+  }
+  const IndexPosition& pos = position_;
+  *behind = pos.seq < tip.seq;
+  *usable = at_tip(pos, tip);
+  if (!*usable && pos.seq > tip.seq) {
+    std::optional<std::int64_t> time;
+    if (tip.seq != 0) DATALOG_RETURN_IF_ERROR(snapshot.tx_time(tip.tx, &time));
+    *usable = tip.seq == 0 || time == tip.tx_time_ms;
+  }
+  return Status::OK();
+}
+
 Status GraphSession::prepare_read(Visible* visible, std::shared_ptr<store::ReadSnapshot>* checked) {
   DATALOG_RETURN_IF_ERROR(check_log_and_owner());
   GraphLog::Tip tip;
@@ -207,19 +230,27 @@ Status GraphSession::prepare_read(Visible* visible, std::shared_ptr<store::ReadS
   // The shared snapshot, when one is open, is what the reader will use: check it.
   std::shared_ptr<store::ReadSnapshot> snapshot;
   DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
-  if (position_env_ != env_.get() || position_state_ != snapshot->id() || position_state_ == 0) {
-    DATALOG_RETURN_IF_ERROR(snapshot->position(&position_));
-    position_env_ = env_.get();
-    position_state_ = snapshot->id();
-  }
-  const IndexPosition pos = position_;
-  bool usable = at_tip(pos, tip);
-  if (!usable && pos.seq > tip.seq) {
-    // Ahead of this (older) snapshot: fine when the index holds this snapshot's last transaction
-    // as the log has it; the bound hides the rest.
-    std::optional<std::int64_t> time;
-    if (tip.seq != 0) DATALOG_RETURN_IF_ERROR(snapshot->tx_time(tip.tx, &time));
-    usable = tip.seq == 0 || time == tip.tx_time_ms;
+  bool usable = false, behind = false;
+  DATALOG_RETURN_IF_ERROR(serves(*snapshot, tip, &usable, &behind));
+  // Behind: mostly a writer is between SQLite's commit and the index's (xCommit, an unsynced
+  // LMDB commit: tens of microseconds). Catching up takes the writer gate, which that writer may
+  // take again at once for its next transaction, holding it through SQLite's sync, and a reader
+  // in another process polls for it every few milliseconds. So wait for the index first, with
+  // fresh snapshots, for as long as a commit of the index takes, then catch up.
+  constexpr auto kIndexCommitWait = std::chrono::milliseconds(5);
+  const auto deadline = std::chrono::steady_clock::now() + kIndexCommitWait;
+  for (int attempt = 0; !usable && behind; ++attempt) {
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    const std::uint64_t seen = snapshot->id();
+    snapshot.reset();
+    if (attempt < 16) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
+    if (snapshot->id() == seen && snapshot.use_count() > 1) break;  // held by another cursor
+    DATALOG_RETURN_IF_ERROR(serves(*snapshot, tip, &usable, &behind));
   }
   if (usable) {
     if (checked) *checked = std::move(snapshot);

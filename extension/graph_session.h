@@ -121,6 +121,8 @@ class GraphSession {
  private:
   store::Status catch_up(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed = nullptr,
                          bool force_rebuild = false);
+  // Whether snapshot's index serves a statement whose log ends at tip; *behind: it is behind.
+  store::Status serves(store::ReadSnapshot& snapshot, const GraphLog::Tip& tip, bool* usable, bool* behind);
   store::Status catch_up_once(const GraphLog::Tip& tip, bool writing, std::uint64_t* replayed,
                               bool force_rebuild);
   void index_changed();
