@@ -139,13 +139,19 @@ Status GraphLog::uuid(std::string* out) {
   return Status::OK();
 }
 
-Status GraphLog::tip(Tip* out) {
-  unsigned version = 0;
-  const bool versioned =
-      sqlite3_file_control(db_, schema_.c_str(), SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK;
+Status GraphLog::tip(Tip* out, std::uint64_t index_state) {
   // The data version is current only inside a read transaction of the schema (a statement of
   // the temp schema may hold none of main's): otherwise it may miss another connection's commit.
   const bool reading = sqlite3_txn_state(db_, schema_.c_str()) != SQLITE_TXN_NONE;
+  const auto now = std::chrono::steady_clock::now();
+  if (!reading && tip_cached_ && index_state != 0 && index_state == tip_index_state_ &&
+      now - tip_read_at_ < kTipReuse) {
+    *out = tip_;
+    return Status::OK();
+  }
+  unsigned version = 0;
+  const bool versioned =
+      sqlite3_file_control(db_, schema_.c_str(), SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK;
   if (tip_cached_ && versioned && reading && version == tip_version_) {
     *out = tip_;
     return Status::OK();
@@ -164,6 +170,8 @@ Status GraphLog::tip(Tip* out) {
   tip_ = tip;
   tip_cached_ = versioned;
   tip_version_ = version;
+  tip_index_state_ = index_state;
+  tip_read_at_ = now;
   *out = tip;
   return Status::OK();
 }

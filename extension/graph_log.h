@@ -14,6 +14,7 @@
 // Thread safety: none; SQLite serialises calls on a connection and a GraphLog belongs to one.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -55,11 +56,21 @@ class GraphLog {
 
   // The log's last row as this connection's SQLite snapshot sees it (seq 0: empty log). Cached
   // while SQLite's data version of the schema stays the same within a read transaction.
+  //
+  // A statement that holds no read transaction of the log's schema (one on a temp-schema query
+  // table: it reads nothing else of that database) has no snapshot to agree with; reading the
+  // tip would take the database's read lock for each call. Its tip is kept while the index's
+  // committed state (index_state, LMDB's transaction id; 0: unknown) stays the same, for up to
+  // kTipReuse: every commit of the log is followed by one of the index before it is
+  // acknowledged, so a statement begun after an acknowledged commit always reads the tip again.
+  // Only a writer that died between the two commits leaves the index's state as it was; its
+  // transaction is then seen within kTipReuse.
   struct Tip {
     std::uint64_t seq = 0, tx = 0;
     std::int64_t tx_time_ms = 0;
   };
-  store::Status tip(Tip* out);
+  static constexpr auto kTipReuse = std::chrono::milliseconds(100);
+  store::Status tip(Tip* out, std::uint64_t index_state = 0);
   void forget_tip() { tip_cached_ = false; }
 
   // Appends rows after seq `after` (their seq is set here) in one statement: inside an open SQL
@@ -85,6 +96,8 @@ class GraphLog {
   sqlite3_stmt* row_stmt_ = nullptr;
   bool tip_cached_ = false;
   unsigned tip_version_ = 0;
+  std::uint64_t tip_index_state_ = 0;  // the index's state when the tip was read (0: unknown)
+  std::chrono::steady_clock::time_point tip_read_at_;
   Tip tip_;
 };
 

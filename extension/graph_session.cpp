@@ -223,13 +223,14 @@ Status GraphSession::serves(store::ReadSnapshot& snapshot, const GraphLog::Tip& 
 
 Status GraphSession::prepare_read(Visible* visible, std::shared_ptr<store::ReadSnapshot>* checked) {
   DATALOG_RETURN_IF_ERROR(check_log_and_owner());
-  GraphLog::Tip tip;
-  DATALOG_RETURN_IF_ERROR(log_->tip(&tip));
-  visible->tx = tip.tx;
-  visible->seq = tip.seq;
-  // The shared snapshot, when one is open, is what the reader will use: check it.
+  // The shared snapshot, when one is open, is what the reader will use: check it. Its state
+  // lets a statement that holds no read transaction of the log's database keep its tip.
   std::shared_ptr<store::ReadSnapshot> snapshot;
   DATALOG_RETURN_IF_ERROR(share_snapshot(&snapshot));
+  GraphLog::Tip tip;
+  DATALOG_RETURN_IF_ERROR(log_->tip(&tip, snapshot->id()));
+  visible->tx = tip.tx;
+  visible->seq = tip.seq;
   bool usable = false, behind = false;
   DATALOG_RETURN_IF_ERROR(serves(*snapshot, tip, &usable, &behind));
   // Behind: mostly a writer is between SQLite's commit and the index's (xCommit, an unsynced
