@@ -170,7 +170,9 @@ Status GraphLog::tip(Tip* out, std::uint64_t index_state) {
   tip_ = tip;
   tip_cached_ = versioned;
   tip_version_ = version;
-  tip_index_state_ = index_state;
+  // Only a tip read outside a read transaction is the newest: one read inside it is as old as
+  // the transaction's snapshot, which a later statement outside it must not take for the newest.
+  tip_index_state_ = reading ? 0 : index_state;
   tip_read_at_ = now;
   *out = tip;
   return Status::OK();

@@ -775,6 +775,7 @@ def test_a_temp_query_table_sees_what_other_connections_commit(db_path):
     """A statement of the temp schema holds no read transaction of main: the log's tip it reads
     must still be the newest, not one remembered from an earlier statement."""
     reader = connect(db_path)
+    assert rows(reader, "PRAGMA journal_mode=WAL") == [("wal",)]  # a reader does not block a writer
     reader.execute("CREATE VIRTUAL TABLE g USING datalog")
     reader.execute("CREATE VIRTUAL TABLE temp.n_of USING datalog_query(g, "
                    "'(query [:find ?v :in ?e :where [?e :n ?v]])')")
@@ -797,6 +798,15 @@ def test_a_temp_query_table_sees_what_other_connections_commit(db_path):
             assert rows_in_child(db_path, f"SELECT datalog_exec('g', '(transact [[{k} :n {k * 10}]])')") \
                 == [("transacted: tx %d, 1 datom" % k,)]
         assert rows(reader, "SELECT v FROM n_of(?)", (k,)) == [(k * 10,)]
+    # A tip read inside a read transaction is that transaction's, not the newest: once it ends,
+    # the temp table must not keep it.
+    reader.execute("CREATE TABLE t(x)")
+    reader.execute("BEGIN")
+    assert rows(reader, "SELECT count(*) FROM t") == [(0,)]  # the snapshot begins here
+    writer.execute("INSERT INTO g(e, a, v) VALUES (100, ':n', 1000)")
+    assert rows(reader, "SELECT v FROM n_of(100)") == []
+    reader.execute("COMMIT")
+    assert rows(reader, "SELECT v FROM n_of(100)") == [(1000,)]
     writer.close()
     reader.close()
 
