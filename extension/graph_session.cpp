@@ -240,7 +240,9 @@ Status GraphSession::prepare_read(Visible* visible, std::shared_ptr<store::ReadS
   // fresh snapshots, for as long as a commit of the index takes, then catch up.
   constexpr auto kIndexCommitWait = std::chrono::milliseconds(5);
   const auto deadline = std::chrono::steady_clock::now() + kIndexCommitWait;
-  for (int attempt = 0; !usable && behind; ++attempt) {
+  // (Not while this thread holds the gate itself: the index cannot move then.)
+  const bool can_move = behind && !env_->writer_held_by_this_thread();
+  for (int attempt = 0; !usable && behind && can_move; ++attempt) {
     if (std::chrono::steady_clock::now() >= deadline) break;
     const std::uint64_t seen = snapshot->id();
     snapshot.reset();
