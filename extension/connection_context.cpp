@@ -44,12 +44,12 @@ std::optional<std::int64_t>* ConnectionContext::limit_slot(const std::string& na
   if (name == "max_results") return &connection_limits_.max_results;
   if (name == "max_derived_facts") return &connection_limits_.max_derived_facts;
   if (name == "max_memory_mb") return &connection_limits_.max_memory_mb;
-  if (name == "import_memory_mb") return &import_memory_mb_;
+  if (name == "write_memory_mb") return &write_memory_mb_;
   return nullptr;
 }
 
-std::size_t ConnectionContext::import_page_bytes() const {
-  const std::int64_t mb = import_memory_mb_.value_or(kDefaultImportMemoryMb);
+std::size_t ConnectionContext::write_page_bytes() const {
+  const std::int64_t mb = write_memory_mb_.value_or(kDefaultWriteMemoryMb);
   constexpr std::int64_t kMaxMb = std::int64_t{1} << 40;  // no overflow below
   return mb == 0 || mb > kMaxMb ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(mb) << 20;
 }

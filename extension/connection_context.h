@@ -60,11 +60,11 @@ class ConnectionContext {
   bool set_limit(const std::string& name, std::optional<std::int64_t> value,
                  std::optional<std::int64_t>* before);
   bool get_limit(const std::string& name, std::optional<std::int64_t>* value);
-  // The limit import_memory_mb: how many bytes of changed index pages an import that is a
-  // transaction of its own holds before it commits the index part way
-  // (store::WriteTxn::commit_interim); SIZE_MAX for none (0).
-  static constexpr std::int64_t kDefaultImportMemoryMb = 32;
-  std::size_t import_page_bytes() const;
+  // The limit write_memory_mb: how many bytes of changed index pages a write that is a
+  // transaction of its own (datalog_import, a datalog_exec script) holds before it commits the
+  // index part way (store::WriteTxn::commit_interim); SIZE_MAX for none (0).
+  static constexpr std::int64_t kDefaultWriteMemoryMb = 32;
+  std::size_t write_page_bytes() const;
 
   // Whether the application allowed graphs outside the database's folder on this connection
   // (datalog_allow_graph_paths; extension/index_path.h).
@@ -88,7 +88,7 @@ class ConnectionContext {
     TableLimits limits;
   };
   TableLimits connection_limits_;
-  std::optional<std::int64_t> import_memory_mb_;
+  std::optional<std::int64_t> write_memory_mb_;
   std::optional<std::int64_t>* limit_slot(const std::string& name);  // null for an unknown name
   std::map<std::string, RegisteredTable> tables_;  // "schema.table" (lowercase)
   std::uint64_t generation_ = 1;  // moves on every change of tables_ or connection_limits_

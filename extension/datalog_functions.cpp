@@ -68,6 +68,7 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
     InterruptProbe probe(db);
     SqlFunctions sql_functions(db);
     SessionScriptHost host(db, *session, table);
+    host.set_page_bytes(static_cast<ConnectionContext*>(sqlite3_user_data(ctx))->write_page_bytes());
     std::vector<CommandOutcome> outcomes;
     Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions, limits), &outcomes);
     if (st.ok()) st = host.commit(probe);

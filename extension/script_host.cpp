@@ -56,7 +56,9 @@ Status SessionScriptHost::end_write(bool success) {
   if (!success) DATALOG_RETURN_IF_ERROR(w->rollback_to(kPrivateSavepoint));
   DATALOG_RETURN_IF_ERROR(w->release(kPrivateSavepoint));
   // In autocommit mode each command is a graph transaction of its own; commit() ends them all.
-  return own_transaction_ ? w->next_transaction() : Status::OK();
+  if (!own_transaction_) return Status::OK();
+  DATALOG_RETURN_IF_ERROR(w->next_transaction());
+  return success && past_page_bound() ? w->commit_interim() : Status::OK();
 }
 
 Status SessionScriptHost::commit(InterruptProbe& probe) {
@@ -68,9 +70,15 @@ Status SessionScriptHost::commit(InterruptProbe& probe) {
   return session_.commit_alone();
 }
 
-Status SessionScriptHost::checkpoint(GraphWriter** writer, std::size_t page_bytes) {
+bool SessionScriptHost::past_page_bound() {
   store::WriteTxn* w = session_.writer();
-  if (!own_transaction_ || !w || !writer_access_ || w->dirty_estimate() < page_bytes) return Status::OK();
+  return own_transaction_ && w && page_bytes_ != std::numeric_limits<std::size_t>::max() &&
+         w->dirty_estimate() >= page_bytes_;
+}
+
+Status SessionScriptHost::checkpoint(GraphWriter** writer) {
+  if (!writer_access_ || !past_page_bound()) return Status::OK();
+  store::WriteTxn* w = session_.writer();
   writer_access_.reset();
   *writer = nullptr;
   DATALOG_RETURN_IF_ERROR(w->release(kPrivateSavepoint));

@@ -12,8 +12,11 @@
 //   a host destroyed without it, leaves the graph as it was: an error never means "partly
 //   written". (An SQL transaction of the host's own could not be rolled back once an interrupt
 //   has come: SQLite refuses every statement of the connection until the running one ends.)
+//   A long one commits the index part way between two writes (checkpoint(), after each command
+//   and each batch of an import) once its changed pages pass set_page_bytes.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,11 +42,14 @@ class SessionScriptHost final : public ScriptHost {
   // whose COMMIT commits them), after the last check: an interrupt that came while they ran
   // will fail the statement, so then nothing may be committed.
   Status commit(InterruptProbe& probe);
-  // Between two writes of a long transaction of its own (an import in autocommit mode): once
-  // its changed index pages pass page_bytes, the index commits part way
-  // (store::WriteTxn::commit_interim), so they need not all stay in memory. *writer is replaced.
-  // Inside an SQL transaction nothing happens: a savepoint or a ROLLBACK may still need them.
-  Status checkpoint(GraphWriter** writer, std::size_t page_bytes);
+  // The changed index pages a transaction of its own may hold (ConnectionContext::
+  // write_page_bytes); by default it holds them all until it commits.
+  void set_page_bytes(std::size_t bytes) { page_bytes_ = bytes; }
+  // Between two writes of a long transaction of its own (an import's batches): once its changed
+  // index pages pass the bound, the index commits part way (store::WriteTxn::commit_interim),
+  // so they need not all stay in memory. *writer is replaced. Inside an SQL transaction nothing
+  // happens: a savepoint or a ROLLBACK may still need them.
+  Status checkpoint(GraphWriter** writer);
   // A reader that stays valid until the next call (for naming entities in results).
   GraphReader* last_reader() { return reading_ ? &reading_->access() : nullptr; }
 
@@ -55,6 +61,8 @@ class SessionScriptHost final : public ScriptHost {
   GraphSession& session_;
   std::string table_;
   bool own_transaction_ = false;
+  std::size_t page_bytes_ = std::numeric_limits<std::size_t>::max();
+  bool past_page_bound();
   std::optional<store::GraphAccess> writer_access_;
   std::unique_ptr<GraphReading> reading_;
 };

@@ -28,8 +28,8 @@ void datalog_allow_graph_paths(sqlite3_context* ctx, int, sqlite3_value** argv) 
 
 // datalog_limit(name [, value]): the connection's limit `name` (max_results, max_derived_facts
 // or max_memory_mb) for every query on any graph, over the store tables' arguments; a query's
-// own :max-results still wins. import_memory_mb bounds the index pages an import holds in
-// memory (ConnectionContext::import_page_bytes). 0 is no limit, NULL unsets. Returns the setting
+// own :max-results still wins. write_memory_mb bounds the index pages a write of its own holds
+// in memory (ConnectionContext::write_page_bytes). 0 is no limit, NULL unsets. Returns the setting
 // before (NULL: unset).
 void datalog_limit(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
@@ -38,7 +38,7 @@ void datalog_limit(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (argc == 2 && sqlite3_value_type(argv[1]) != SQLITE_NULL) {
     if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < 0) {
       sqlite3_result_error(ctx, "datalog: datalog_limit takes a number (of rows, or of MiB for "
-                                "max_memory_mb and import_memory_mb; 0: no limit) or NULL", -1);
+                                "max_memory_mb and write_memory_mb; 0: no limit) or NULL", -1);
       return;
     }
     value = sqlite3_value_int64(argv[1]);
@@ -46,7 +46,7 @@ void datalog_limit(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   const bool known = argc == 1 ? context->get_limit(name, &before) : context->set_limit(name, value, &before);
   if (!known) {
     const std::string message =
-        "datalog: unknown limit '" + name + "': expected max_results, max_derived_facts, max_memory_mb or import_memory_mb";
+        "datalog: unknown limit '" + name + "': expected max_results, max_derived_facts, max_memory_mb or write_memory_mb";
     sqlite3_result_error(ctx, message.c_str(), -1);
     return;
   }

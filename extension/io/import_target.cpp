@@ -45,7 +45,7 @@ Status ImportTarget::transact(const ast::Transact& t) {
     return Status(st.code(), fmt::format("datalog_import: {}: {}", file_.display_name(), st.message()));
   }
   written_ += datoms;
-  DATALOG_RETURN_IF_ERROR(host_.checkpoint(&writer_, page_bytes_));
+  DATALOG_RETURN_IF_ERROR(host_.checkpoint(&writer_));
   return check_in();
 }
 

@@ -9,12 +9,11 @@
 // made on first use and the graph's schema is enforced. They are buffered and written every
 // kBatchFacts facts, between entities, so an entity map is never split; each write polls for
 // sqlite3_interrupt and updates the progress line. In autocommit mode the index commits part
-// way once the pages a write changed pass the connection's import_memory_mb
+// way once the pages a write changed pass the connection's write_memory_mb
 // (SessionScriptHost::checkpoint), so memory stays bounded however large the file.
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,8 +34,6 @@ class ImportTarget {
                ReplayProgress& progress)
       : host_(host), file_(file), probe_(probe), progress_(progress) {}
 
-  // The bytes of changed index pages held before the index commits part way (autocommit only).
-  void set_page_bytes(std::size_t bytes) { page_bytes_ = bytes; }
   Status begin();
   // Ends the write with the reader's outcome: kept when it is ok (and committed in autocommit
   // mode), else undone. Returns the first error.
@@ -73,7 +70,6 @@ class ImportTarget {
   GraphWriter* writer_ = nullptr;
   ast::Transact batch_;
   std::uint64_t written_ = 0;
-  std::size_t page_bytes_ = std::numeric_limits<std::size_t>::max();
   std::unordered_map<std::string, EntityId> blank_nodes_;
 };
 

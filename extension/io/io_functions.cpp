@@ -108,8 +108,8 @@ Status import_file(Call& call, std::uint64_t* facts) {
   InterruptProbe probe(call.db);
   ReplayProgress progress(fmt::format("importing {}", call.file), file->size(), "facts");
   SessionScriptHost host(call.db, *call.session, call.table);
+  host.set_page_bytes(call.context->write_page_bytes());
   io::ImportTarget target(host, *file, probe, progress);
-  target.set_page_bytes(call.context->import_page_bytes());
   Status st = target.begin();
   if (st.ok()) {
     switch (call.format) {

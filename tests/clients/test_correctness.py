@@ -188,7 +188,7 @@ def test_result_limits_per_table_connection_and_query(tmp_path):
     with raises_datalog("Max query results (3) exceeded."):
         rows(conn, "SELECT * FROM q")
     with raises_datalog("unknown limit 'rows': expected max_results, max_derived_facts, max_memory_mb or "
-                        "import_memory_mb"):
+                        "write_memory_mb"):
         conn.execute("SELECT datalog_limit('rows', 1)")
 
 

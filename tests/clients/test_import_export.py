@@ -404,11 +404,11 @@ def test_sqlite3_interrupt_from_another_thread(db, tmp_path):
     assert rows(db, "SELECT count(*) FROM g") == [(0,)]
 
 
-# --- a large import commits its index in parts -------------------------------------------------
-# In autocommit mode an import commits the index part way whenever the pages it changed pass the
-# connection's import_memory_mb, so its memory stays bounded; the log still commits once, so the
-# import stays all or nothing, and an import that never commits leaves records only a rebuild
-# takes out (the next write does it).
+# --- a large write commits its index in parts --------------------------------------------------
+# In autocommit mode an import (or a datalog_exec script) commits the index part way whenever the
+# pages it changed pass the connection's write_memory_mb, so its memory stays bounded; the log
+# still commits once, so the write stays all or nothing, and one that never commits leaves
+# records only a rebuild takes out (the next write does it).
 
 def people_nt(path, people, tail=""):
     with open(path, "w") as f:
@@ -421,11 +421,11 @@ def people_nt(path, people, tail=""):
 
 def test_an_import_committed_in_parts_gives_the_same_graph(db, tmp_path):
     people_nt(tmp_path / "people.nt", 20_000)
-    assert rows(db, "SELECT datalog_limit('import_memory_mb')") == [(None,)]
-    assert rows(db, "SELECT datalog_limit('import_memory_mb', 1)") == [(None,)]
+    assert rows(db, "SELECT datalog_limit('write_memory_mb')") == [(None,)]
+    assert rows(db, "SELECT datalog_limit('write_memory_mb', 1)") == [(None,)]
     assert rows(db, "SELECT datalog_import('g', 'people.nt')") == [(60_000,)]
     db.execute("CREATE VIRTUAL TABLE whole USING datalog")
-    assert rows(db, "SELECT datalog_limit('import_memory_mb', 0)") == [(1,)]
+    assert rows(db, "SELECT datalog_limit('write_memory_mb', 0)") == [(1,)]
     assert rows(db, "SELECT datalog_import('whole', 'people.nt')") == [(60_000,)]
     assert facts(db) == facts(db, "whole")
     assert len(facts(db)) == 60_000
@@ -435,8 +435,8 @@ def test_an_import_committed_in_parts_gives_the_same_graph(db, tmp_path):
         assert '"ok":true' in rows(db, f"SELECT datalog_check('{table}')")[0][0]
     assert rows(db, "SELECT count(*) FROM g_log") == rows(db, "SELECT count(*) FROM whole_log")
     with raises_datalog("datalog_limit takes a number (of rows, or of MiB for max_memory_mb and "
-                        "import_memory_mb; 0: no limit) or NULL"):
-        db.execute("SELECT datalog_limit('import_memory_mb', -1)")
+                        "write_memory_mb; 0: no limit) or NULL"):
+        db.execute("SELECT datalog_limit('write_memory_mb', -1)")
 
 
 UNFINISHED = "the index holds part of a transaction that has not committed"
@@ -445,7 +445,7 @@ UNFINISHED = "the index holds part of a transaction that has not committed"
 def test_a_failed_import_committed_in_parts_leaves_nothing_and_the_next_write_rebuilds(db, tmp_path):
     db.execute("INSERT INTO g(e, a, v) VALUES (':mine', ':n', 1)")
     people_nt(tmp_path / "bad.nt", 20_000, tail="<broken\n")
-    db.execute("SELECT datalog_limit('import_memory_mb', 1)")
+    db.execute("SELECT datalog_limit('write_memory_mb', 1)")
     with raises_datalog("bad.nt line 60001: unterminated IRI"):
         db.execute("SELECT datalog_import('g', 'bad.nt')")
     assert rows(db, "SELECT e, a, v FROM g") == [(":mine", ":n", 1)]
@@ -461,13 +461,39 @@ def test_a_failed_import_committed_in_parts_leaves_nothing_and_the_next_write_re
     assert '"ok":true' in rows(db, "SELECT datalog_check('g')")[0][0]
 
 
+def test_a_script_committed_in_parts_gives_the_same_graph_and_a_failed_one_leaves_nothing(db):
+    # 40 commands of 2,000 new entities each, in autocommit mode: one graph transaction each,
+    # the index committed in parts between them.
+    commands = " ".join(
+        "(transact [" + " ".join(f"[:p{c}-{i} :n {i}]" for i in range(2000)) + "])" for c in range(40))
+    db.execute("CREATE VIRTUAL TABLE whole USING datalog")
+    db.execute("SELECT datalog_limit('write_memory_mb', 1)")
+    db.execute("SELECT datalog_exec('g', ?)", (commands,))
+    db.execute("SELECT datalog_limit('write_memory_mb', 0)")
+    db.execute("SELECT datalog_exec('whole', ?)", (commands,))
+    assert facts(db) == facts(db, "whole")
+    assert rows(db, "SELECT count(*), count(DISTINCT tx) FROM g") == [(80_000, 40)]
+    assert '"ok":true' in rows(db, "SELECT datalog_check('g')")[0][0]
+
+    db.execute("SELECT datalog_limit('write_memory_mb', 1)")
+    with raises_datalog("Wrong type"):
+        db.execute("SELECT datalog_exec('g', ?)",
+                   (commands.replace(":p", ":q") + ' (transact [[:n :db/valueType :db.type/long] [:x :n "text"]])',))
+    assert rows(db, "SELECT count(*) FROM g") == [(80_000,)]
+    with raises_datalog(UNFINISHED):
+        db.execute("SELECT datalog_check('g')")
+    db.execute("INSERT INTO g(e, a, v) VALUES (':after', ':n', -1)")
+    assert rows(db, "SELECT count(*), max(tx) FROM g") == [(80_001, 41)]
+    assert '"ok":true' in rows(db, "SELECT datalog_check('g')")[0][0]
+
+
 _IMPORT_CHILD = """
 import sqlite3, sys
 extension, database = sys.argv[1:3]
 conn = sqlite3.connect(database, isolation_level=None)
 conn.enable_load_extension(True)
 conn.load_extension(extension)
-conn.execute("SELECT datalog_limit('import_memory_mb', 1)")
+conn.execute("SELECT datalog_limit('write_memory_mb', 1)")
 conn.execute("SELECT datalog_import('g', 'big.nt')")
 print("finished", flush=True)
 """
