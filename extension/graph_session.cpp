@@ -387,6 +387,13 @@ Status GraphSession::commit_alone() {
   return Status::OK();
 }
 
+Status GraphSession::commit_part_if_due(std::size_t page_bytes) {
+  if (!writer_ || !writer_->open() || !writer_->at_root() || !writer_->past_dirty_bound(page_bytes)) {
+    return Status::OK();
+  }
+  return writer_->commit_interim();
+}
+
 void GraphSession::rollback() {
   writer_.reset();
   schema_.reset();

@@ -69,6 +69,11 @@ class GraphSession {
   // statement, then the index. An error leaves nothing written.
   store::Status commit_alone();
   void rollback();                          // idempotent
+  // After a row of a large SQL transaction (xUpdate): once the index pages it changed pass
+  // page_bytes, and no savepoint is open, the index commits part way
+  // (store::WriteTxn::commit_interim). A later ROLLBACK leaves records the next writer removes
+  // by rebuilding the index from the log.
+  store::Status commit_part_if_due(std::size_t page_bytes);
   store::Status savepoint(int level);
   store::Status release(int level);
   store::Status rollback_to(int level);

@@ -55,8 +55,10 @@ Status SessionScriptHost::end_write(bool success) {
   if (!w) return Status::OK();
   if (!success) DATALOG_RETURN_IF_ERROR(w->rollback_to(kPrivateSavepoint));
   DATALOG_RETURN_IF_ERROR(w->release(kPrivateSavepoint));
+  // Inside an SQL transaction, a large one commits the index part way between two commands
+  // when no savepoint is open (GraphSession::commit_part_if_due).
+  if (!own_transaction_) return success ? session_.commit_part_if_due(page_bytes_) : Status::OK();
   // In autocommit mode each command is a graph transaction of its own; commit() ends them all.
-  if (!own_transaction_) return Status::OK();
   DATALOG_RETURN_IF_ERROR(w->next_transaction());
   return success && past_page_bound() ? w->commit_interim() : Status::OK();
 }

@@ -13,7 +13,8 @@
 //   written". (An SQL transaction of the host's own could not be rolled back once an interrupt
 //   has come: SQLite refuses every statement of the connection until the running one ends.)
 //   A long one commits the index part way between two writes (checkpoint(), after each command
-//   and each batch of an import) once its changed pages pass set_page_bytes.
+//   and each batch of an import) once its changed pages pass set_page_bytes; inside an SQL
+//   transaction, between two commands when no savepoint is open.
 #pragma once
 
 #include <limits>

@@ -149,7 +149,7 @@ int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int
       table->session->forget_schema();  // it may have retracted a schema fact
       if (!st.ok()) return report(vtab, st);
     }
-    if (argc == 1) return SQLITE_OK;
+    if (argc == 1) return report(vtab, table->session->commit_part_if_due(table->context->write_page_bytes()));
     if (!deleting) {
       // An INSERT may not give what the graph assigns, nor the read-only query arguments: such a
       // value would be dropped without a word.
@@ -174,7 +174,7 @@ int store_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int
       set_vtab_error(vtab, error);
       return SQLITE_ERROR;
     }
-    return SQLITE_OK;
+    return report(vtab, table->session->commit_part_if_due(table->context->write_page_bytes()));
   });
 }
 

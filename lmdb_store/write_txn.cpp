@@ -256,6 +256,7 @@ Status WriteTxn::next_transaction() {
 
 void WriteTxn::count_put(bool appended, std::size_t bytes) {
   constexpr std::size_t kNodeBytes = 10;  // LMDB's node header and slot
+  ++puts_;
   if (appended) {
     appended_bytes_ += bytes + kNodeBytes;
   } else {
@@ -278,6 +279,14 @@ std::size_t WriteTxn::dirty_estimate() {
     placed_pages = std::min(placed_pages, pages);
   }
   return appended_bytes_ + placed_pages * kPage;
+}
+
+bool WriteTxn::past_dirty_bound(std::size_t bytes) {
+  constexpr std::size_t kPage = 4096;
+  if (appended_bytes_ + placed_puts_ * kPage < bytes) return false;  // an upper bound of the estimate
+  if (puts_ - puts_at_estimate_ < kPutsPerEstimate) return false;
+  puts_at_estimate_ = puts_;
+  return dirty_estimate() >= bytes;
 }
 
 // The first ident id the unfinished transaction may have made: ids from there on are not shared
@@ -306,6 +315,7 @@ Status WriteTxn::commit_interim() {
   env_->leave_txn();
   ++interim_commits_;
   appended_bytes_ = placed_puts_ = 0;
+  puts_at_estimate_ = puts_;
   touch();
   MDB_txn* next = nullptr;
   st = rc == MDB_SUCCESS ? env_->begin_write(&next)

@@ -125,6 +125,11 @@ class WriteTxn {
   // Roughly how many bytes of pages this LMDB transaction has dirtied (since the last
   // commit_interim): what it holds in memory. Reads the size of the tables it wrote to.
   std::size_t dirty_estimate();
+  // Whether the dirty estimate has passed bytes, cheap enough to ask after every row: the
+  // estimate itself is worked out at most once per kPutsPerEstimate puts.
+  bool past_dirty_bound(std::size_t bytes);
+  // No savepoint is open (commit_interim may run).
+  bool at_root() const { return stack_.size() == 1; }
 
   Status commit();  // writes everything (LMDB may defer the sync, GraphEnv); then closed
   void abort();     // discards everything; safe to call more than once
@@ -236,6 +241,8 @@ class WriteTxn {
   // For dirty_estimate: bytes appended at the end of a table (they fill fresh pages) and puts
   // anywhere else (each may dirty a page of its own), since the last commit.
   std::size_t appended_bytes_ = 0, placed_puts_ = 0;
+  std::size_t puts_ = 0, puts_at_estimate_ = 0;  // for past_dirty_bound
+  static constexpr std::size_t kPutsPerEstimate = 4096;
   int interim_commits_ = 0;
   void count_put(bool appended, std::size_t bytes);
   Status mark_unfinished();

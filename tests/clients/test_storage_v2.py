@@ -811,6 +811,93 @@ def test_a_temp_query_table_sees_what_other_connections_commit(db_path):
     reader.close()
 
 
+# --- a large transaction commits the index in parts ----------------------------------------------
+# Once the index pages a transaction changed pass write_memory_mb and no savepoint is open, the
+# index commits part way (docs/STORAGE.md): memory stays bounded, readers see nothing of it, and a
+# ROLLBACK leaves records that the next write removes by rebuilding the index from the log.
+
+UNFINISHED = "the index holds part of a transaction that has not committed"
+
+
+def _insert_many(conn, first, count, attribute=":n"):
+    conn.executemany(f"INSERT INTO g(e, a, v) VALUES (?, '{attribute}', ?)",
+                     [(f":big{i}", i) for i in range(first, first + count)])
+
+
+def test_a_large_transaction_commits_its_index_in_parts_and_readers_see_nothing_of_it(db_path):
+    conn = connect(db_path)
+    assert rows(conn, "PRAGMA journal_mode=WAL") == [("wal",)]
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':before', ':n', -1)")
+    conn.execute("SELECT datalog_limit('write_memory_mb', 1)")
+    other = connect(db_path)
+    conn.execute("BEGIN")
+    _insert_many(conn, 0, 30_000)
+    conn.execute("SELECT datalog_exec('g', '(transact [[:script :n -2]])')")
+    assert rows(conn, "SELECT count(*) FROM g") == [(30_002,)]
+    # The index holds parts of it already; another connection sees only what committed.
+    with pytest.raises(sqlite3.Error, match=UNFINISHED):
+        other.execute("SELECT datalog_check('g')")
+    assert rows(other, "SELECT e, v FROM g") == [(":before", -1)]
+    conn.execute("COMMIT")
+    assert rows(other, "SELECT count(*), count(DISTINCT tx) FROM g") == [(30_002, 2)]
+    assert '"ok":true' in rows(other, "SELECT datalog_check('g')")[0][0]
+
+    # Rolled back after parts were committed: nothing of it is seen, and the next write rebuilds.
+    conn.execute("BEGIN")
+    _insert_many(conn, 100_000, 30_000)
+    conn.execute("ROLLBACK")
+    assert rows(other, "SELECT count(*) FROM g") == [(30_002,)]
+    assert rows(conn, "SELECT count(*) FROM g WHERE valid_at = 'any' AND as_of = 1000000") == [(30_002,)]
+    with pytest.raises(sqlite3.Error, match=UNFINISHED):
+        conn.execute("SELECT datalog_check('g')")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':after', ':n', -3)")
+    assert rows(other, "SELECT count(*), max(tx) FROM g") == [(30_003, 3)]
+    assert rows(other, "SELECT count(*) FROM g WHERE e = ':big100000'") == [(0,)]
+    assert '"ok":true' in rows(conn, "SELECT datalog_check('g')")[0][0]
+    other.close()
+    conn.close()
+
+
+def test_inside_a_savepoint_nothing_is_committed_in_parts(db_path):
+    conn = connect(db_path)
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("SELECT datalog_limit('write_memory_mb', 1)")
+    conn.execute("BEGIN")
+    conn.execute("SAVEPOINT s")
+    _insert_many(conn, 0, 30_000)
+    conn.execute("ROLLBACK TO s")
+    conn.execute("RELEASE s")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':kept', ':n', 1)")
+    conn.execute("COMMIT")
+    assert rows(conn, "SELECT e, v, tx FROM g") == [(":kept", 1, 1)]
+    assert '"ok":true' in rows(conn, "SELECT datalog_check('g')")[0][0]
+    conn.close()
+
+
+def test_a_cursor_reads_on_across_a_part_committed_under_it(db_path):
+    conn = connect(db_path)
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    _insert_many(conn, 0, 2_000, attribute=":old")
+    conn.execute("SELECT datalog_limit('write_memory_mb', 1)")
+    conn.execute("BEGIN")
+    cursor = conn.execute("SELECT v FROM g WHERE a = ':old'")
+    seen = []
+    for (v,) in cursor:
+        seen.append(v)
+        if v % 500 == 0:  # 10,000 new facts each time: several parts committed under the cursor
+            _insert_many(conn, 10_000 + v * 20, 10_000, attribute=":new")
+    other = connect(db_path)
+    with pytest.raises(sqlite3.Error, match=UNFINISHED):  # parts were committed
+        other.execute("SELECT datalog_check('g')")
+    other.close()
+    conn.execute("COMMIT")
+    assert sorted(seen) == list(range(2_000))
+    assert rows(conn, "SELECT count(*) FROM g WHERE a = ':new'") == [(40_000,)]
+    assert '"ok":true' in rows(conn, "SELECT datalog_check('g')")[0][0]
+    conn.close()
+
+
 # --- the index is derivable: random transactions, then rebuilt from the log --------------------
 
 def _every_datom(conn):
