@@ -60,9 +60,9 @@ class ConnectionContext {
   bool set_limit(const std::string& name, std::optional<std::int64_t> value,
                  std::optional<std::int64_t>* before);
   bool get_limit(const std::string& name, std::optional<std::int64_t>* value);
-  // The limit write_memory_mb: how many bytes of changed index pages a write that is a
-  // transaction of its own (datalog_import, a datalog_exec script) holds before it commits the
-  // index part way (store::WriteTxn::commit_interim); SIZE_MAX for none (0).
+  // The limit write_memory_mb: how many bytes of changed index pages a large transaction holds
+  // before it commits the index part way (store::WriteTxn::commit_interim; docs/STORAGE.md,
+  // "Large transactions commit the index in parts"); SIZE_MAX for none (0).
   static constexpr std::int64_t kDefaultWriteMemoryMb = 32;
   std::size_t write_page_bytes() const;
 

@@ -67,8 +67,8 @@ Status check_graph(GraphSession& session, store::IndexCheck* out, std::uint64_t*
   if (pos.unfinished) {
     return Status(StatusCode::Busy,
                   "datalog_check: the index holds part of a transaction that has not committed (a "
-                  "large import running, or one that ended without committing, whose records the "
-                  "next write removes by rebuilding the index); run it again later");
+                  "large transaction running, or one that ended without committing, whose records "
+                  "the next write removes by rebuilding the index); run it again later");
   }
   *rows = 0;
   std::shared_ptr<store::GraphEnv> scratch;

@@ -43,13 +43,13 @@ class SessionScriptHost final : public ScriptHost {
   // whose COMMIT commits them), after the last check: an interrupt that came while they ran
   // will fail the statement, so then nothing may be committed.
   Status commit(InterruptProbe& probe);
-  // The changed index pages a transaction of its own may hold (ConnectionContext::
-  // write_page_bytes); by default it holds them all until it commits.
+  // The changed index pages the transaction may hold (ConnectionContext::write_page_bytes); by
+  // default it holds them all until it commits.
   void set_page_bytes(std::size_t bytes) { page_bytes_ = bytes; }
   // Between two writes of a long transaction of its own (an import's batches): once its changed
   // index pages pass the bound, the index commits part way (store::WriteTxn::commit_interim),
   // so they need not all stay in memory. *writer is replaced. Inside an SQL transaction nothing
-  // happens: a savepoint or a ROLLBACK may still need them.
+  // happens here: the write runs in a savepoint that a failure must be able to roll back.
   Status checkpoint(GraphWriter** writer);
   // A reader that stays valid until the next call (for naming entities in results).
   GraphReader* last_reader() { return reading_ ? &reading_->access() : nullptr; }

@@ -117,8 +117,8 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
 
 namespace {
 
-// An ident read from the index may be one a transaction made that has not committed (an import
-// that commits the index part way, meta.h kUnfinishedFrom). Its id may later go to another
+// An ident read from the index may be one a transaction made that has not committed (a large
+// transaction commits the index part way, meta.h kUnfinishedFrom). Its id may later go to another
 // name, so it is not shared.
 bool ident_committed(MDB_txn* txn, const Tables& t, EntityId id) {
   std::uint64_t unfinished_from = 0;

@@ -27,7 +27,7 @@ inline constexpr std::string_view kNextRule = "next_rule";     // u64 sequence o
 inline constexpr std::string_view kIndexedSeq = "indexed_seq";    // u64
 inline constexpr std::string_view kIndexedTime = "indexed_time";  // u64 (ms)
 // Set while the index holds records of a transaction whose log has not committed (a large
-// import commits the index part way, WriteTxn::commit_interim): the first ident id that
+// transaction commits the index part way, WriteTxn::commit_interim): the first ident id that
 // transaction may have made. Cleared by its commit; left by a crash or a rollback, so the next
 // writer rebuilds the index from the log (readers' bound hides the records meanwhile).
 inline constexpr std::string_view kUnfinishedFrom = "unfinished_from";  // u64 ident id; 0: none

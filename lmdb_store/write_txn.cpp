@@ -274,7 +274,7 @@ std::size_t WriteTxn::dirty_estimate() {
     std::size_t pages = 0;
     for (MDB_dbi dbi : {t.eavt, t.aevt, t.avet, t.vaet, t.ident_names}) {
       MDB_stat stat{};
-      if (mdb_stat(txn(), dbi, &stat) == MDB_SUCCESS) pages += stat.ms_branch_pages + stat.ms_leaf_pages;
+      if (mdb::stat(txn(), dbi, &stat) == MDB_SUCCESS) pages += stat.ms_branch_pages + stat.ms_leaf_pages;
     }
     placed_pages = std::min(placed_pages, pages);
   }

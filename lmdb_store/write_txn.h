@@ -112,7 +112,7 @@ class WriteTxn {
   // Records in the index the log position it now reflects (written with the commit).
   Status set_indexed(std::uint64_t seq, std::int64_t tx_time_ms);
 
-  // A transaction that grows large (an import of its own) may commit the index part way, so the
+  // A transaction that grows large (an import, a bulk load) may commit the index part way, so the
   // pages it changes need not all stay in memory: without MDB_WRITEMAP, LMDB keeps a private copy
   // of every page a write transaction dirties until it ends. The records so committed stay
   // invisible, since readers read no further than the log's last committed transaction, and
