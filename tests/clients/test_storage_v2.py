@@ -859,6 +859,29 @@ def test_a_large_transaction_commits_its_index_in_parts_and_readers_see_nothing_
     conn.close()
 
 
+def test_one_statement_of_many_rows_in_autocommit_mode_commits_in_parts_and_a_failed_one_leaves_nothing(db_path):
+    conn = connect(db_path)
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("SELECT datalog_limit('write_memory_mb', 1)")
+    # New entities each time: their idents go into the index as they are made, where the datom
+    # records of a statement wait in memory (up to 32 MiB) to go in sorted.
+    many = ("WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x + 1 < 60000) "
+            "INSERT INTO g(e, a, v) SELECT {entity} || x, {attribute}, x FROM i")
+    conn.execute(many.format(entity="':m'", attribute="':n'"))
+    assert rows(conn, "SELECT count(*), count(DISTINCT tx) FROM g") == [(60_000, 1)]
+    assert '"ok":true' in rows(conn, "SELECT datalog_check('g')")[0][0]
+    # The last row fails: SQLite rolls the statement's transaction back after parts were committed.
+    with pytest.raises(sqlite3.Error, match="attribute must be a keyword"):
+        conn.execute(many.format(entity="':z'", attribute="CASE WHEN x = 59999 THEN 'not-a-keyword' ELSE ':o' END"))
+    assert rows(conn, "SELECT count(*) FROM g WHERE a = ':o'") == [(0,)]
+    with pytest.raises(sqlite3.Error, match=UNFINISHED):
+        conn.execute("SELECT datalog_check('g')")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':after', ':n', -1)")
+    assert rows(conn, "SELECT count(*), max(tx) FROM g") == [(60_001, 2)]
+    assert '"ok":true' in rows(conn, "SELECT datalog_check('g')")[0][0]
+    conn.close()
+
+
 def test_inside_a_savepoint_nothing_is_committed_in_parts(db_path):
     conn = connect(db_path)
     conn.execute("CREATE VIRTUAL TABLE g USING datalog")
