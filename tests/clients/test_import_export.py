@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import connect, raises_datalog, rows
+from conftest import UNFINISHED, connect, raises_datalog, rows
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 DBR = "http://dbpedia.org/resource/"
@@ -437,9 +437,6 @@ def test_an_import_committed_in_parts_gives_the_same_graph(db, tmp_path):
     with raises_datalog("datalog_limit takes a number (of rows, or of MiB for max_memory_mb and "
                         "write_memory_mb; 0: no limit) or NULL"):
         db.execute("SELECT datalog_limit('write_memory_mb', -1)")
-
-
-UNFINISHED = "the index holds part of a transaction that has not committed"
 
 
 def test_a_failed_import_committed_in_parts_leaves_nothing_and_the_next_write_rebuilds(db, tmp_path):

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import EXT, connect, rows, rows_in_child
+from conftest import EXT, UNFINISHED, connect, rows, rows_in_child
 
 PYTHON = sys.executable  # Debian's /usr/bin/python3: it can load extensions (conftest checks)
 KILLS = int(os.environ.get("STORAGE_KILLS", "50"))
@@ -815,9 +815,6 @@ def test_a_temp_query_table_sees_what_other_connections_commit(db_path):
 # Once the index pages a transaction changed pass write_memory_mb and no savepoint is open, the
 # index commits part way (docs/STORAGE.md): memory stays bounded, readers see nothing of it, and a
 # ROLLBACK leaves records that the next write removes by rebuilding the index from the log.
-
-UNFINISHED = "the index holds part of a transaction that has not committed"
-
 
 def _insert_many(conn, first, count, attribute=":n"):
     conn.executemany(f"INSERT INTO g(e, a, v) VALUES (?, '{attribute}', ?)",
