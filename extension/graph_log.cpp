@@ -143,9 +143,8 @@ Status GraphLog::tip(Tip* out, std::uint64_t index_state) {
   // The data version is current only inside a read transaction of the schema (a statement of
   // the temp schema may hold none of main's): otherwise it may miss another connection's commit.
   const bool reading = sqlite3_txn_state(db_, schema_.c_str()) != SQLITE_TXN_NONE;
-  const auto now = std::chrono::steady_clock::now();
   if (!reading && tip_cached_ && index_state != 0 && index_state == tip_index_state_ &&
-      now - tip_read_at_ < kTipReuse) {
+      std::chrono::steady_clock::now() - tip_read_at_ < kTipReuse) {
     *out = tip_;
     return Status::OK();
   }
@@ -158,6 +157,8 @@ Status GraphLog::tip(Tip* out, std::uint64_t index_state) {
   }
   DATALOG_RETURN_IF_ERROR(prepare(
       &tip_stmt_, fmt::format("SELECT seq, tx, tx_time FROM {} ORDER BY seq DESC LIMIT 1", log_table())));
+  // Stamped before the read, so a reuse never outlives the tip's age.
+  const auto read_at = reading ? tip_read_at_ : std::chrono::steady_clock::now();
   Tip tip;
   const int rc = sqlite3_step(tip_stmt_);
   if (rc == SQLITE_ROW) {
@@ -173,7 +174,7 @@ Status GraphLog::tip(Tip* out, std::uint64_t index_state) {
   // Only a tip read outside a read transaction is the newest: one read inside it is as old as
   // the transaction's snapshot, which a later statement outside it must not take for the newest.
   tip_index_state_ = reading ? 0 : index_state;
-  tip_read_at_ = now;
+  tip_read_at_ = read_at;
   *out = tip;
   return Status::OK();
 }

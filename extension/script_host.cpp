@@ -75,7 +75,7 @@ Status SessionScriptHost::commit(InterruptProbe& probe) {
 bool SessionScriptHost::past_page_bound() {
   store::WriteTxn* w = session_.writer();
   return own_transaction_ && w && page_bytes_ != std::numeric_limits<std::size_t>::max() &&
-         w->dirty_estimate() >= page_bytes_;
+         w->past_dirty_bound(page_bytes_);
 }
 
 Status SessionScriptHost::checkpoint(GraphWriter** writer) {

@@ -265,7 +265,6 @@ void WriteTxn::count_put(bool appended, std::size_t bytes) {
 }
 
 std::size_t WriteTxn::dirty_estimate() {
-  constexpr std::size_t kPage = 4096;
   std::size_t placed_pages = placed_puts_;
   if (placed_pages > 0 && !stack_.empty()) {
     // Puts into the middle of a table dirty at most every page it has: in a small index most of
@@ -282,7 +281,6 @@ std::size_t WriteTxn::dirty_estimate() {
 }
 
 bool WriteTxn::past_dirty_bound(std::size_t bytes) {
-  constexpr std::size_t kPage = 4096;
   if (appended_bytes_ + placed_puts_ * kPage < bytes) return false;  // an upper bound of the estimate
   if (puts_ - puts_at_estimate_ < kPutsPerEstimate) return false;
   puts_at_estimate_ = puts_;

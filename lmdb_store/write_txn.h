@@ -243,6 +243,7 @@ class WriteTxn {
   std::size_t appended_bytes_ = 0, placed_puts_ = 0;
   std::size_t puts_ = 0, puts_at_estimate_ = 0;  // for past_dirty_bound
   static constexpr std::size_t kPutsPerEstimate = 4096;
+  static constexpr std::size_t kPage = 4096;  // LMDB's page on the platforms we build for
   int interim_commits_ = 0;
   void count_put(bool appended, std::size_t bytes);
   Status mark_unfinished();
