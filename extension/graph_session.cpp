@@ -239,9 +239,10 @@ Status GraphSession::prepare_read(Visible* visible, std::shared_ptr<store::ReadS
   // in another process polls for it every few milliseconds. So wait for the index first, with
   // fresh snapshots, for as long as a commit of the index takes, then catch up.
   constexpr auto kIndexCommitWait = std::chrono::milliseconds(5);
-  const auto deadline = std::chrono::steady_clock::now() + kIndexCommitWait;
   // (Not while this thread holds the gate itself: the index cannot move then.)
-  const bool can_move = behind && !env_->writer_held_by_this_thread();
+  const bool can_move = !usable && behind && !env_->writer_held_by_this_thread();
+  const auto deadline =
+      can_move ? std::chrono::steady_clock::now() + kIndexCommitWait : std::chrono::steady_clock::time_point{};
   for (int attempt = 0; !usable && behind && can_move; ++attempt) {
     if (std::chrono::steady_clock::now() >= deadline) break;
     const std::uint64_t seen = snapshot->id();
@@ -418,9 +419,8 @@ Status GraphSession::share_snapshot(std::shared_ptr<store::ReadSnapshot>* out) {
     *out = std::move(current);
     return Status::OK();
   }
-  std::unique_ptr<store::ReadSnapshot> fresh;
-  DATALOG_RETURN_IF_ERROR(store::ReadSnapshot::begin(env_, &fresh));
-  std::shared_ptr<store::ReadSnapshot> shared = std::move(fresh);
+  std::shared_ptr<store::ReadSnapshot> shared;
+  DATALOG_RETURN_IF_ERROR(store::ReadSnapshot::begin(env_, &shared));
   snapshot_ = shared;
   *out = std::move(shared);
   return Status::OK();

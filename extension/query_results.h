@@ -60,8 +60,8 @@ class QueryResults {
 
   // Destroyed in reverse order: the execution before what it reads through. The snapshot, the
   // probe and the functions are held only while the execution streams.
-  std::unique_ptr<GraphReading> reading_;
-  std::optional<InterruptProbe> probe_;  // in place: no allocation per call
+  std::optional<GraphReading> reading_;  // in place, as the two below: no allocation per call
+  std::optional<InterruptProbe> probe_;
   std::optional<SqlFunctions> sql_functions_;
   std::unique_ptr<eval::QueryExecution> execution_;
   // Names of the result's entities: the graph's shared cache, when the rows came from a read

@@ -6,18 +6,30 @@ namespace datalog::ext {
 
 Status GraphReading::open(GraphSession& session, std::unique_ptr<GraphReading>* out) {
   auto r = std::make_unique<GraphReading>();
-  r->session_ = &session;
+  DATALOG_RETURN_IF_ERROR(r->start(session));
+  *out = std::move(r);
+  return Status::OK();
+}
+
+Status GraphReading::open(GraphSession& session, std::optional<GraphReading>* out) {
+  out->emplace();
+  const Status st = (*out)->start(session);
+  if (!st.ok()) out->reset();
+  return st;
+}
+
+Status GraphReading::start(GraphSession& session) {
+  session_ = &session;
   store::WriteTxn* writer = session.writer();
   if (writer && !writer->failure().ok()) return writer->failure();
   if (writer && writer->open()) {
-    r->access_.emplace(session.env(), *writer);
-  } else {
-    DATALOG_RETURN_IF_ERROR(session.prepare_read(&r->visible_, &r->snapshot_));
-    if (!r->snapshot_) DATALOG_RETURN_IF_ERROR(session.share_snapshot(&r->snapshot_));
-    r->access_.emplace(*r->snapshot_);
-    r->access_->set_visible_through(r->visible_.tx, r->visible_.seq);
+    access_.emplace(session.env(), *writer);
+    return Status::OK();
   }
-  *out = std::move(r);
+  DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible_, &snapshot_));
+  if (!snapshot_) DATALOG_RETURN_IF_ERROR(session.share_snapshot(&snapshot_));
+  access_.emplace(*snapshot_);
+  access_->set_visible_through(visible_.tx, visible_.seq);
   return Status::OK();
 }
 

@@ -15,6 +15,8 @@ namespace datalog::ext {
 class GraphReading {
  public:
   static Status open(GraphSession& session, std::unique_ptr<GraphReading>* out);
+  // The same in place: a query table's cursor opens one per call without an allocation.
+  static Status open(GraphSession& session, std::optional<GraphReading>* out);
   store::GraphAccess& access() { return *access_; }
 
   // The graph's rules, parsed (engine/script_runner.h load_rules). On a snapshot the session
@@ -23,6 +25,8 @@ class GraphReading {
   Status rules(GraphSession::Rules* out);
 
  private:
+  Status start(GraphSession& session);
+
   GraphSession* session_ = nullptr;
   std::shared_ptr<store::ReadSnapshot> snapshot_;
   GraphSession::Visible visible_;  // what the statement's SQL snapshot sees of the log

@@ -8,7 +8,14 @@ namespace datalog::store {
 Status ReadSnapshot::begin(std::shared_ptr<GraphEnv> env, std::unique_ptr<ReadSnapshot>* out) {
   MDB_txn* txn = nullptr;
   DATALOG_RETURN_IF_ERROR(env->begin_read(&txn));
-  out->reset(new ReadSnapshot(std::move(env), txn));
+  out->reset(new ReadSnapshot(Key(), std::move(env), txn));
+  return Status::OK();
+}
+
+Status ReadSnapshot::begin(std::shared_ptr<GraphEnv> env, std::shared_ptr<ReadSnapshot>* out) {
+  MDB_txn* txn = nullptr;
+  DATALOG_RETURN_IF_ERROR(env->begin_read(&txn));
+  *out = std::make_shared<ReadSnapshot>(Key(), std::move(env), txn);
   return Status::OK();
 }
 

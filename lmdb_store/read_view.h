@@ -45,9 +45,18 @@ struct IndexOwner {
 class ReadSnapshot {
  public:
   static Status begin(std::shared_ptr<GraphEnv> env, std::unique_ptr<ReadSnapshot>* out);
+  // The same, shared: one allocation for the snapshot and its count (a query's hot path).
+  static Status begin(std::shared_ptr<GraphEnv> env, std::shared_ptr<ReadSnapshot>* out);
   ~ReadSnapshot() { env_->end_read(txn_); }
   ReadSnapshot(const ReadSnapshot&) = delete;
   ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+  struct Key {  // lets only begin() construct one, also through std::make_shared
+   private:
+    Key() = default;
+    friend class ReadSnapshot;
+  };
+  ReadSnapshot(Key, std::shared_ptr<GraphEnv> env, MDB_txn* txn) : env_(std::move(env)), txn_(txn) {}
 
   std::uint64_t id() const;  // the committed state it shows (LMDB's transaction id)
   Status position(IndexPosition* out) const;
@@ -60,7 +69,6 @@ class ReadSnapshot {
   GraphEnv& env() const { return *env_; }
 
  private:
-  ReadSnapshot(std::shared_ptr<GraphEnv> env, MDB_txn* txn) : env_(std::move(env)), txn_(txn) {}
   std::shared_ptr<GraphEnv> env_;  // a snapshot keeps the graph open
   MDB_txn* txn_;
 };
