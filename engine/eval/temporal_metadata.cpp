@@ -1,16 +1,20 @@
 #include "engine/eval/temporal_metadata.h"
 
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace datalog::eval {
 
 namespace {
 
-constexpr const char* kValidFrom = ":db/valid-from";
-constexpr const char* kValidTo = ":db/valid-to";
-constexpr const char* kTxCount = ":db/tx-count";
-constexpr const char* kTxId = ":db/tx-id";
-constexpr const char* kValidAt = ":db/valid-at";
+// Views, not C strings: a comparison with one checks the length first instead of calling strlen,
+// and every pattern of every query is checked against all of them.
+constexpr std::string_view kValidFrom = ":db/valid-from";
+constexpr std::string_view kValidTo = ":db/valid-to";
+constexpr std::string_view kTxCount = ":db/tx-count";
+constexpr std::string_view kTxId = ":db/tx-id";
+constexpr std::string_view kValidAt = ":db/valid-at";
 
 const std::string* attribute_of(const ast::Pattern& p) {
   const auto* a = std::get_if<Value>(&p.a);
