@@ -37,6 +37,7 @@ void ConnectionContext::register_table(const std::string& schema, const std::str
                                        const void* owner, const std::shared_ptr<GraphSession>& session,
                                        TableLimits limits) {
   tables_[lower(schema + "." + table)] = RegisteredTable{owner, session, limits};
+  if (session) session->set_write_page_bytes(write_page_bytes());
   ++generation_;
 }
 
@@ -66,6 +67,11 @@ bool ConnectionContext::set_limit(const std::string& name, std::optional<std::in
   if (!slot) return false;
   *before = *slot;
   *slot = value;
+  if (slot == &write_memory_mb_) {
+    for (auto& [key, registered] : tables_) {
+      if (auto session = registered.session.lock()) session->set_write_page_bytes(write_page_bytes());
+    }
+  }
   ++generation_;
   return true;
 }

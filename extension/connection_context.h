@@ -63,7 +63,7 @@ class ConnectionContext {
   // The limit write_memory_mb: how many bytes of changed index pages a large transaction holds
   // before it commits the index part way (store::WriteTxn::commit_interim; docs/STORAGE.md,
   // "Large transactions commit the index in parts"); SIZE_MAX for none (0).
-  static constexpr std::int64_t kDefaultWriteMemoryMb = 32;
+  static constexpr std::int64_t kDefaultWriteMemoryMb = GraphSession::kDefaultWriteMemoryMb;
   std::size_t write_page_bytes() const;
 
   // Whether the application allowed graphs outside the database's folder on this connection

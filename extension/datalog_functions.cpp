@@ -211,8 +211,8 @@ void datalog_check(sqlite3_context* ctx, int, sqlite3_value** argv) {
   });
 }
 
-// datalog_rebuild(graph): the graph's index made again from its log, in one index transaction
-// (readers keep their snapshots meanwhile). Returns the number of log rows replayed.
+// datalog_rebuild(graph): the graph's index made again from its log, committed in parts as a
+// large transaction is (other connections wait for it). Returns the number of log rows replayed.
 void datalog_rebuild(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guarded_call(ctx, [&] {
     std::string table;

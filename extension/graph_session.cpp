@@ -176,24 +176,35 @@ Status GraphSession::catch_up_once(const GraphLog::Tip& tip, bool writing, std::
     DATALOG_RETURN_IF_ERROR(log_->row(pos.seq, &found, &tx, &time));
     rebuild = !found || static_cast<std::uint64_t>(time) != pos.time;
   }
-  if (rebuild) DATALOG_RETURN_IF_ERROR(w->clear_index());
+  if (rebuild) {
+    DATALOG_RETURN_IF_ERROR(w->clear_index());
+    // The owner goes in first: a rebuild commits in parts (below), and an index without one
+    // would be taken for a stale file and removed by the next connection that opens it.
+    if (!database_path_.empty()) {
+      std::string uuid;
+      DATALOG_RETURN_IF_ERROR(log_->uuid(&uuid));
+      DATALOG_RETURN_IF_ERROR(write_owner(*w, uuid));
+    }
+  }
   std::uint64_t rows = 0;
   const std::uint64_t from = rebuild ? 0 : pos.seq;
   ReplayProgress progress(fmt::format("{} the index of {}.{}", rebuild ? "rebuilding" : "catching up",
                                       log_->schema(), log_->table()),
                           tip.seq - from);
-  DATALOG_RETURN_IF_ERROR(log_->read(from, tip.seq, [&](const store::LogRow& row) {
+  const auto replay = [&](const store::LogRow& row) {
     ++rows;
     progress.row_done();
-    return w->replay_row(row);
-  }));
+    DATALOG_RETURN_IF_ERROR(w->replay_row(row));
+    // A long replay commits the index in parts, as a large transaction does, so it holds at most
+    // write_page_bytes_ of LMDB's private page copies: a rebuild of 1M facts held 160 MB.
+    // Until the last part, the index's position stays behind the log (0 after a clear) and the
+    // unfinished mark stands: no reader uses it, and a crash leaves it to be rebuilt.
+    if (w->at_root() && w->past_dirty_bound(write_page_bytes_)) return w->commit_interim();
+    return Status::OK();
+  };
+  DATALOG_RETURN_IF_ERROR(log_->read(from, tip.seq, replay));
   DATALOG_RETURN_IF_ERROR(w->finish_replay());
   DATALOG_RETURN_IF_ERROR(w->set_indexed(tip.seq, tip.tx_time_ms));
-  if (rebuild && !database_path_.empty()) {
-    std::string uuid;
-    DATALOG_RETURN_IF_ERROR(log_->uuid(&uuid));
-    DATALOG_RETURN_IF_ERROR(write_owner(*w, uuid));
-  }
   DATALOG_RETURN_IF_ERROR(w->commit());
   index_changed();
   if (replayed) *replayed = rows;

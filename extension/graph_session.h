@@ -74,6 +74,10 @@ class GraphSession {
   // (store::WriteTxn::commit_interim). A later ROLLBACK leaves records the next writer removes
   // by rebuilding the index from the log.
   store::Status commit_part_if_due(std::size_t page_bytes);
+  // The connection's write_memory_mb in bytes (ConnectionContext pushes it): what a catch-up or
+  // rebuild of the index may hold in memory before it commits a part.
+  void set_write_page_bytes(std::size_t bytes) { write_page_bytes_ = bytes; }
+  static constexpr std::int64_t kDefaultWriteMemoryMb = 32;
   store::Status savepoint(int level);
   store::Status release(int level);
   store::Status rollback_to(int level);
@@ -138,6 +142,7 @@ class GraphSession {
 
   std::shared_ptr<store::GraphEnv> env_;
   std::chrono::milliseconds busy_timeout_;
+  std::size_t write_page_bytes_ = std::size_t{kDefaultWriteMemoryMb} << 20;
   std::unique_ptr<GraphLog> log_;
   std::string database_path_, derived_index_path_;
   bool owner_checked_ = false;

@@ -165,6 +165,7 @@ class WriteTxn {
   Status write_datom(const Datom& d);
   Status erase_datom(const Datom& d);
   void remember_found_ident(const Value& name, EntityId id);
+  void count_ident_puts(const Value& name);  // a new ident's two records, for dirty_estimate
   Status find_at_tx(EntityId e, EntityId a, const Value& v, Op op, std::vector<Datom>* found);
   Status last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last);
   Status has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op, bool* found);

@@ -196,13 +196,17 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
   }
   ++next_ident_;
   next_ident_dirty_ = true;
-  count_put(false, 0);  // the name goes where it sorts; the id is appended
-  count_put(true, name.is(ValueKind::Keyword) ? name.as_keyword().size() : sizeof(Uuid));
+  count_ident_puts(name);
   txn_idents_.remember(name, *id);
   if (LogRow* row = log_row()) log_ident(row->body, *id, name);
   dirty_ = true;
   touch();
   return st;
+}
+
+void WriteTxn::count_ident_puts(const Value& name) {
+  count_put(false, 0);  // the name goes where it sorts; the id is appended
+  count_put(true, name.is(ValueKind::Keyword) ? name.as_keyword().size() : sizeof(Uuid));
 }
 
 // An ident found in LMDB: shared when it was committed before this transaction began (its id

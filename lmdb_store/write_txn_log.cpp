@@ -88,6 +88,7 @@ class WriteTxn::Replayer final : public LogRecordVisitor {
     w_.next_ident_ = std::max(w_.next_ident_, id + 1);
     w_.next_ident_dirty_ = true;
     w_.dirty_ = true;
+    if (created) w_.count_ident_puts(name);  // a replay commits its index in parts too
     return Status::OK();
   }
   Status asserted(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,

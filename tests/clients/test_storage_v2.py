@@ -4,6 +4,7 @@ derived index beside the database (app.db + g -> app.db-g.graph), caught up or r
 log. SQLite's commit is the graph's commit: atomic with ordinary tables, isolated (no lost
 updates), carried by backups, and the index may be lost or stale without losing anything."""
 import inspect
+import json
 import os
 import pathlib
 import random
@@ -658,6 +659,58 @@ def test_datalog_rebuild_replays_the_log(original):
     assert answers(conn) == expected
     conn.execute("INSERT INTO g(e, a, v) VALUES (':next', ':n', 6)")
     assert rows(conn, "SELECT tx FROM g WHERE e = ':next'") == [(6,)]
+    conn.close()
+
+
+def test_a_rebuild_commits_the_index_in_parts_and_one_cut_short_is_rebuilt_by_the_next_reader(db_path):
+    conn = connect(db_path)
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    # Many log rows (one per transaction), so the rebuild reads the log in many steps.
+    for first in range(0, 40_000, 400):
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO g(e, a, v) VALUES (?, ':n', ?)",
+                         [(f":r{i}", i) for i in range(first, first + 400)])
+        conn.execute("COMMIT")
+    expected = rows(conn, "SELECT count(*), sum(v), count(DISTINCT tx) FROM g")
+    assert expected == [(40_000, sum(range(40_000)), 100)]
+    conn.execute("SELECT datalog_limit('write_memory_mb', 1)")
+
+    # A whole rebuild in parts gives the same graph.
+    calls = [0]
+
+    def count(*_):
+        calls[0] += 1
+        return 0
+
+    conn.set_progress_handler(count, 1)
+    assert rows(conn, "SELECT datalog_rebuild('g')") == [(100,)]
+    conn.set_progress_handler(None, 0)
+    assert rows(conn, "SELECT count(*), sum(v), count(DISTINCT tx) FROM g") == expected
+    assert '"ok":true' in rows(conn, "SELECT datalog_check('g')")[0][0]
+
+    # Cut short halfway (the progress handler stops the log's read): the parts it committed stay,
+    # the index's position says it holds none of the log, no reader uses it, and the next one
+    # rebuilds it. (In one index transaction, the cut rebuild would leave the old index whole.)
+    seen = [0]
+
+    def stop_halfway(*_):
+        seen[0] += 1
+        return 1 if seen[0] > calls[0] // 2 else 0
+
+    conn.set_progress_handler(stop_halfway, 1)
+    with pytest.raises(sqlite3.Error, match="interrupted"):
+        conn.execute("SELECT datalog_rebuild('g')")
+    conn.set_progress_handler(None, 0)
+    other = connect(db_path)
+    stats = json.loads(rows(other, "SELECT datalog_stats('g')")[0][0])
+    assert (stats["log_rows"], stats["indexed_rows"]) == (100, 0)
+    # The parts carry the index's owner: the connection that opened it kept the file (one without
+    # an owner is taken for a stale index and replaced by an empty one).
+    assert stats["file_bytes"] > 1_000_000
+    assert rows(other, "SELECT count(*), sum(v), count(DISTINCT tx) FROM g") == expected
+    assert '"ok":true' in rows(other, "SELECT datalog_check('g')")[0][0]
+    assert rows(conn, "SELECT count(*), sum(v), count(DISTINCT tx) FROM g") == expected
+    other.close()
     conn.close()
 
 
