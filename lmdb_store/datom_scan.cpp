@@ -51,8 +51,12 @@ struct DatomScan::RecordWalk {
   int rc = MDB_SUCCESS;
   KeyOrder order;  // a key out of order is damage LMDB cannot see
 
+  // Looked up once per walk, not per record (a thread-local and two calls of LMDB's).
+  fault_detail::Slot* slot = fault_detail::this_thread_slot();
+  MDB_env* env = nullptr;  // the cursor's, once it is open
+
   std::string_view key() const { return as_view(k); }
-  void step() { rc = mdb::cursor_get(cursor, &k, &v, MDB_NEXT); }
+  void step() { rc = mdb::cursor_get_in(slot, env, cursor, &k, &v, MDB_NEXT); }
   Status damage(std::string_view what) const { return index_damage(mdb_cursor_txn(cursor), what); }
 };
 
@@ -128,7 +132,8 @@ Status DatomScan::fill() {
   RecordWalk walk;
   DATALOG_RETURN_IF_ERROR(open_cursor(walk));
   walk.k = as_val(resume_);
-  walk.rc = mdb::cursor_get(walk.cursor, &walk.k, &walk.v, resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
+  walk.rc = mdb::cursor_get_in(walk.slot, walk.env, walk.cursor, &walk.k, &walk.v,
+                               resume_.empty() ? MDB_FIRST : MDB_SET_RANGE);
   if (!resume_.empty()) DATALOG_RETURN_IF_ERROR(check_landing(walk));
   // One seek, then facts in key order until the batch is full: batches grow, so a scan that
   // stops at its first row reads little and a long one seeks rarely.
@@ -173,8 +178,8 @@ Status DatomScan::check_landing(RecordWalk& walk) {
   const MDB_val landing_k = walk.k, landing_v = walk.v;  // checked inside the file by the seek
   int before_rc = MDB_SUCCESS;
   MDB_cursor* c = walk.cursor;
-  MDB_env* env = mdb_txn_env(mdb_cursor_txn(c));
-  const int rc = guarded(env, [&] {
+  MDB_env* env = walk.env;
+  const int rc = guarded_in(walk.slot, env, [&] {
     before_rc = mdb_cursor_get(c, &before_k, &before_v, past_end ? MDB_LAST : MDB_PREV);
     if (past_end) return MDB_NOTFOUND;  // the walk stays past the end
     // The landing is the first key: there is none before it.
@@ -204,6 +209,7 @@ Status DatomScan::check_landing(RecordWalk& walk) {
 }
 
 Status DatomScan::open_cursor(RecordWalk& walk) {
+  walk.env = mdb_txn_env(txn_);
   if (cursors_) return cursors_->get(*env_, txn_, index_, &walk.cursor);
   const int rc = mdb::cursor_open(txn_, table_of(env_->tables(), index_), &walk.own.cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");

@@ -74,10 +74,10 @@ inline bool damage_code(int rc) { return rc == MDB_CORRUPTED || rc == MDB_PAGE_N
 // rightly write or free gigabytes.
 enum class Watch { Yes, No };
 
-// Runs call() (one LMDB call on env) so that a fault in it returns kPageFault.
+// Runs call() (one LMDB call on env) so that a fault in it returns kPageFault. slot is this
+// thread's (fault_detail::this_thread_slot()): a loop of many calls looks it up once.
 template <class Call>
-int guarded(MDB_env* env, const Call& call, Watch watch = Watch::Yes) {
-  fault_detail::Slot* slot = fault_detail::this_thread_slot();
+int guarded_in(fault_detail::Slot* slot, MDB_env* env, const Call& call, Watch watch = Watch::Yes) {
   if (slot == nullptr) return call();
   fault_detail::Trap trap;
   trap.outer = slot->trap.load(std::memory_order_relaxed);
@@ -98,6 +98,11 @@ int guarded(MDB_env* env, const Call& call, Watch watch = Watch::Yes) {
   return rc;
 }
 
+template <class Call>
+int guarded(MDB_env* env, const Call& call, Watch watch = Watch::Yes) {
+  return guarded_in(fault_detail::this_thread_slot(), env, call, watch);
+}
+
 // Damage found by our own checks of what LMDB read (a key that does not decode, a long value
 // that is missing): the environment is marked damaged as after a fault, and the status says so.
 Status index_damage(MDB_txn* txn, std::string_view what);
@@ -111,10 +116,14 @@ namespace mdb {
 inline MDB_env* env_of(MDB_txn* txn) { return mdb_txn_env(txn); }
 inline MDB_env* env_of(MDB_cursor* cursor) { return mdb_txn_env(mdb_cursor_txn(cursor)); }
 
-inline int cursor_get(MDB_cursor* c, MDB_val* key, MDB_val* data, MDB_cursor_op op) {
-  MDB_env* env = env_of(c);
-  const int rc = guarded(env, [&] { return mdb_cursor_get(c, key, data, op); });
+// A scan's step: the thread's slot and the cursor's environment given, as a scan keeps them.
+inline int cursor_get_in(fault_detail::Slot* slot, MDB_env* env, MDB_cursor* c, MDB_val* key,
+                         MDB_val* data, MDB_cursor_op op) {
+  const int rc = guarded_in(slot, env, [&] { return mdb_cursor_get(c, key, data, op); });
   return rc == MDB_SUCCESS && !fault_detail::within_file(env, key, data) ? kPageFault : rc;
+}
+inline int cursor_get(MDB_cursor* c, MDB_val* key, MDB_val* data, MDB_cursor_op op) {
+  return cursor_get_in(fault_detail::this_thread_slot(), env_of(c), c, key, data, op);
 }
 inline int cursor_put(MDB_cursor* c, MDB_val* key, MDB_val* data, unsigned flags) {
   return guarded(env_of(c), [&] { return mdb_cursor_put(c, key, data, flags); });
