@@ -80,8 +80,23 @@ Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Valu
   return Status::OK();
 }
 
+namespace {
+
+// Puts a new name's record when name_key sorts after every name, as appends guesses; MDB_KEYEXIST
+// when it does not (or no guess was made): the name may exist, and the caller searches.
+int put_name_at_end(MDB_txn* txn, const Tables& t, MDB_val* name_key, MDB_val* id_data,
+                    NameAppends* appends) {
+  if (appends == nullptr || !appends->try_end()) return MDB_KEYEXIST;
+  appends->since_refused = 0;
+  const int rc = mdb::put(txn, t.ident_names, name_key, id_data, MDB_APPEND);
+  appends->appending = rc == MDB_SUCCESS;
+  return rc;
+}
+
+}  // namespace
+
 Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId new_id, EntityId* id,
-                    bool* created) {
+                    bool* created, NameAppends* appends) {
   *created = false;
   const Value name = canonical_ident(given);
   std::string name_key;
@@ -92,8 +107,13 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   std::string stored = encode_stored_value(name);
   append_record_check(stored, idk);
   MDB_val k = as_val(name_key), v = as_val(id_data);
-  // The insert is the lookup: when the name exists, LMDB hands back its id in v.
-  int rc = mdb::put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
+  int rc = put_name_at_end(txn, t, &k, &v, appends);
+  if (rc == MDB_KEYEXIST) {
+    // The insert is the lookup: when the name exists, LMDB hands back its id in v.
+    k = as_val(name_key);
+    v = as_val(id_data);
+    rc = mdb::put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
+  }
   if (rc == MDB_KEYEXIST) {
     if (!read_name_record(name_key, as_view(v), id)) return index_damage(txn, "an ident entry is malformed");
     return Status::OK();

@@ -74,7 +74,7 @@ class WriteTxn::Replayer final : public LogRecordVisitor {
     }
     EntityId found = 0;
     bool created = false;
-    DATALOG_RETURN_IF_ERROR(create_ident(w_.txn(), w_.env_->tables(), name, id, &found, &created));
+    DATALOG_RETURN_IF_ERROR(create_ident(w_.txn(), w_.env_->tables(), name, id, &found, &created, &w_.name_appends_));
     if (found != id) {
       return Status(StatusCode::Corrupt,
                     fmt::format("the graph's log gives ident {} the id {}, the index has {}",

@@ -50,7 +50,7 @@ Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
 // Writes key with valid_to (the datom's valid-to bytes) and the check byte into index; a's
 // statistics count it.
 Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_view valid_to, EntityId a,
-                            bool* inserted) {
+                            bool* inserted, std::string_view* last_appended) {
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(index, &cursor));
   record_data_.assign(valid_to);
@@ -70,6 +70,9 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
   }
   const bool appended = rc == MDB_SUCCESS;
   count_put(appended, key.size() + data.size());
+  // An appended key follows the key appended just before it, if there was one: its neighbour.
+  const std::string_view before = appended && last_appended ? *last_appended : std::string_view();
+  if (last_appended) *last_appended = appended ? key : std::string_view();
   if (rc == MDB_KEYEXIST) rc = mdb::cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
     k = as_val(key);
@@ -87,7 +90,10 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
   }
   const std::size_t prefix = counted_prefix_length(index, key);
   if (prefix > 0) {
-    if (!neighbour_has_prefix(cursor, key.substr(0, prefix), appended)) {
+    const std::string_view mine = key.substr(0, prefix);
+    const bool seen = before.empty() ? neighbour_has_prefix(cursor, mine, appended)
+                                     : before.substr(0, prefix) == mine;
+    if (!seen) {
       if (index == IndexId::Eavt) ++pending_entities_;
       if (index == IndexId::Aevt) ++pending_stats_[a].entities;
       if (index == IndexId::Avet) ++pending_stats_[a].values;
@@ -129,7 +135,7 @@ Status WriteTxn::write_datom(const Datom& d) {
   for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     if (index == IndexId::Vaet && !d.v.is(ValueKind::Ref)) continue;
     index_key_.clear();
-    encode_datom_key(index_key_, index, d, tx_time);
+    datom_key_from_eavt(index_key_, index, eavt_key_);
     DATALOG_RETURN_IF_ERROR(defer_record(index, index_key_, d.a));
   }
   ++datom_count_;
@@ -174,9 +180,10 @@ Status WriteTxn::write_deferred() {
       std::stable_sort(d.records.begin(), d.records.end(), by_key);
     }
     bool inserted = false;
+    std::string_view last_appended;  // nothing but this loop writes to the index meanwhile
     for (const DeferredRecord& r : d.records) {
       const std::string_view data = std::string_view(d.bytes).substr(r.at + r.key_size, r.data_size);
-      DATALOG_RETURN_IF_ERROR(put_record(index, key_of(r), data, r.a, &inserted));
+      DATALOG_RETURN_IF_ERROR(put_record(index, key_of(r), data, r.a, &inserted, &last_appended));
     }
     d.bytes.clear();
     d.records.clear();
