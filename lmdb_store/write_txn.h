@@ -149,6 +149,7 @@ class WriteTxn {
     bool log_consumes_at_start = false;
     // Cursors in txn, by IndexId; owned by LMDB, which frees them when txn ends.
     std::array<MDB_cursor*, kIndexCount> cursors{};
+    IdentCursors idents{};  // on ident_names and ident_ids, the same way
     // Per index: whether the last key went in at the end (see put_record), and puts since.
     std::array<bool, kIndexCount> appending{true, true, true, true};
     std::array<std::uint32_t, kIndexCount> puts_since_append{};
@@ -159,6 +160,8 @@ class WriteTxn {
 
   WriteTxn(std::shared_ptr<GraphEnv> env) : env_(std::move(env)) {}
   Status index_cursor(IndexId index, MDB_cursor** cursor);
+  Status ident_cursors(IdentCursors* out);
+  Status cached_cursor(MDB_dbi dbi, MDB_cursor*& cached, MDB_cursor** cursor);
   // last_appended (when given): the key the previous put_record to index appended, empty when it
   // appended none or anything else wrote to index since; updated for the next call.
   Status put_record(IndexId index, std::string_view key, std::string_view valid_to, EntityId a,

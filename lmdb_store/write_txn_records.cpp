@@ -34,10 +34,10 @@ bool neighbour_has_prefix(MDB_cursor* cursor, std::string_view prefix, bool appe
 
 }  // namespace
 
-Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
-  MDB_cursor*& cached = stack_.back().cursors[static_cast<std::size_t>(index)];
+// cached: a cursor of the innermost level on dbi, opened on first use.
+Status WriteTxn::cached_cursor(MDB_dbi dbi, MDB_cursor*& cached, MDB_cursor** cursor) {
   if (!cached) {
-    const int rc = mdb::cursor_open(txn(), table_of(env_->tables(), index), &cached);
+    const int rc = mdb::cursor_open(txn(), dbi, &cached);
     if (rc != MDB_SUCCESS) {
       cached = nullptr;
       return status_from_mdb(rc, "open index cursor");
@@ -45,6 +45,17 @@ Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
   }
   *cursor = cached;
   return Status::OK();
+}
+
+Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
+  return cached_cursor(table_of(env_->tables(), index), stack_.back().cursors[static_cast<std::size_t>(index)],
+                       cursor);
+}
+
+Status WriteTxn::ident_cursors(IdentCursors* out) {
+  IdentCursors& cached = stack_.back().idents;
+  DATALOG_RETURN_IF_ERROR(cached_cursor(env_->tables().ident_names, cached.names, &out->names));
+  return cached_cursor(env_->tables().ident_ids, cached.ids, &out->ids);
 }
 
 // Writes key with valid_to (the datom's valid-to bytes) and the check byte into index; a's
