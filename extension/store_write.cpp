@@ -81,8 +81,9 @@ Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, st
                          a_is_null ? std::string("NULL") : fmt::format("'{}'", shown));
     return Status::OK();
   }
+  const Value a_ident = Value::keyword(a_text);
   EntityId a = 0;
-  DATALOG_RETURN_IF_ERROR(w.resolve_ident(Value::keyword(a_text), &a));
+  DATALOG_RETURN_IF_ERROR(w.resolve_ident(a_ident, &a));
   Converted v = value_from_sql(col[kV], col[kVtype], create);
   if (!v.value) {
     *error = "v: " + v.error;
@@ -114,7 +115,7 @@ Status insert_row(StoreTable* table, store::WriteTxn& w, sqlite3_value** col, st
     schema = std::move(loaded);
   }
   SchemaWriter writer(access, *schema);
-  const Status st = writer.assert_fact(*e, a, Value::keyword(a_text), *v.value, valid_from, valid_to);
+  const Status st = writer.assert_fact(*e, a, a_ident, *v.value, valid_from, valid_to);
   if (st.code() == StatusCode::InvalidArgument) {
     *error = st.message();
     return Status::OK();

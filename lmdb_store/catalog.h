@@ -32,10 +32,28 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
                     std::optional<EntityId>* id);
 Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
                   std::optional<Value>* name);
+// A writer's guess whether the next new name sorts after every name, as when a bulk load names
+// :e1, :e2, ... (names sort by length first). While the guess holds, a name is put at the end
+// (MDB_APPEND), which skips LMDB's search; LMDB refuses a name that does not sort last, which then
+// goes in by search, and the end is tried again every kRetry names.
+struct NameAppends {
+  static constexpr std::uint32_t kRetry = 64;
+  bool appending = true;
+  std::uint32_t since_refused = 0;
+  bool try_end() { return appending || ++since_refused >= kRetry; }
+};
+// Cursors on ident_names and ident_ids of one write transaction, kept by the writer from one
+// create_ident to the next: a cursor left at the end of its table appends the next key without
+// LMDB's search from the root.
+struct IdentCursors {
+  MDB_cursor* names = nullptr;
+  MDB_cursor* ids = nullptr;
+};
 // Returns the entity named name in *id; when it is missing, creates it with new_id and sets
-// *created (the caller keeps the next-ident counter, meta_key::kNextIdent).
-Status create_ident(MDB_txn* txn, const Tables& t, const Value& name, EntityId new_id, EntityId* id,
-                    bool* created);
+// *created (the caller keeps the next-ident counter, meta_key::kNextIdent). appends keeps the
+// writer's guess from one call to the next.
+Status create_ident(const IdentCursors& cursors, const Value& name, EntityId new_id, EntityId* id,
+                    bool* created, NameAppends* appends);
 
 // --- giants: full text of values too long for a key ----------------------------------------
 Status store_giant(MDB_txn* txn, const Tables& t, const Value& value);

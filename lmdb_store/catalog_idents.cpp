@@ -80,8 +80,30 @@ Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Valu
   return Status::OK();
 }
 
-Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId new_id, EntityId* id,
-                    bool* created) {
+namespace {
+
+// Puts a new name's record when name_key sorts after every name, as appends guesses; MDB_KEYEXIST
+// when it does not (or no guess was made): the name may exist, and the caller searches.
+int put_name_at_end(MDB_cursor* names, MDB_val* name_key, MDB_val* id_data, NameAppends* appends) {
+  if (!appends->try_end()) return MDB_KEYEXIST;
+  appends->since_refused = 0;
+  const int rc = mdb::cursor_put(names, name_key, id_data, MDB_APPEND);
+  appends->appending = rc == MDB_SUCCESS;
+  return rc;
+}
+
+// The insert is the lookup: when the name exists, LMDB hands back its id in id_data (MDB_KEYEXIST),
+// a value read from the map like any other.
+int put_name_or_find(MDB_cursor* names, MDB_val* name_key, MDB_val* id_data) {
+  const int rc = mdb::cursor_put(names, name_key, id_data, MDB_NOOVERWRITE);
+  const bool outside = rc == MDB_KEYEXIST && !fault_detail::within_file(mdb::env_of(names), nullptr, id_data);
+  return outside ? kPageFault : rc;
+}
+
+}  // namespace
+
+Status create_ident(const IdentCursors& cursors, const Value& given, EntityId new_id, EntityId* id,
+                    bool* created, NameAppends* appends) {
   *created = false;
   const Value name = canonical_ident(given);
   std::string name_key;
@@ -92,10 +114,16 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   std::string stored = encode_stored_value(name);
   append_record_check(stored, idk);
   MDB_val k = as_val(name_key), v = as_val(id_data);
-  // The insert is the lookup: when the name exists, LMDB hands back its id in v.
-  int rc = mdb::put(txn, t.ident_names, &k, &v, MDB_NOOVERWRITE);
+  int rc = put_name_at_end(cursors.names, &k, &v, appends);
   if (rc == MDB_KEYEXIST) {
-    if (!read_name_record(name_key, as_view(v), id)) return index_damage(txn, "an ident entry is malformed");
+    k = as_val(name_key);
+    v = as_val(id_data);
+    rc = put_name_or_find(cursors.names, &k, &v);
+  }
+  if (rc == MDB_KEYEXIST) {
+    if (!read_name_record(name_key, as_view(v), id)) {
+      return index_damage(mdb_cursor_txn(cursors.names), "an ident entry is malformed");
+    }
     return Status::OK();
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
@@ -103,11 +131,11 @@ Status create_ident(MDB_txn* txn, const Tables& t, const Value& given, EntityId 
   v = as_val(stored);
   // Ids are handed out in order, so a new one mostly sorts last: appended, its page fills up
   // instead of splitting in half. LMDB refuses the append otherwise, and the put searches.
-  rc = mdb::put(txn, t.ident_ids, &k, &v, MDB_APPEND);
+  rc = mdb::cursor_put(cursors.ids, &k, &v, MDB_APPEND);
   if (rc == MDB_KEYEXIST) {
     k = as_val(idk);
     v = as_val(stored);
-    rc = mdb::put(txn, t.ident_ids, &k, &v, 0);
+    rc = mdb::cursor_put(cursors.ids, &k, &v, 0);
   }
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident name");
   *id = new_id;

@@ -79,6 +79,30 @@ void encode_datom_key(std::string& out, IndexId index, const Datom& datom, std::
   encode_tx_suffix(out, datom.tx, datom.op, datom.valid_from, tx_time_ms);
 }
 
+void datom_key_from_eavt(std::string& out, IndexId index, std::string_view eavt_key) {
+  const std::size_t e_size = ordered_int_length(static_cast<std::uint8_t>(eavt_key[0]));
+  const std::size_t a_size = ordered_int_length(static_cast<std::uint8_t>(eavt_key[e_size]));
+  const std::size_t fact = fact_length(eavt_key);
+  const std::string_view e = eavt_key.substr(0, e_size), a = eavt_key.substr(e_size, a_size);
+  const std::string_view v = eavt_key.substr(e_size + a_size, fact - e_size - a_size);
+  const std::string_view suffix = eavt_key.substr(fact);
+  out.reserve(out.size() + eavt_key.size());
+  switch (index) {
+    case IndexId::Eavt:
+      out += eavt_key;
+      return;
+    case IndexId::Aevt:
+      out.append(a).append(e).append(v).append(suffix);
+      return;
+    case IndexId::Avet:
+      out.append(a).append(v).append(e).append(suffix);
+      return;
+    case IndexId::Vaet:
+      out.append(v.substr(1)).append(a).append(e).append(suffix);  // the ref's id, without V's tag
+      return;
+  }
+}
+
 std::string encode_record_data(std::string_view key, std::int64_t valid_to) {
   std::string data;
   encode_valid_to(data, valid_to);

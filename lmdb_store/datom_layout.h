@@ -53,6 +53,9 @@ std::size_t counted_prefix_length(IndexId index, std::string_view key);
 // Appends the key of datom in index. For Vaet, datom.v must be a ref. tx_time_ms: the time of
 // datom.tx, or kUnknownTxTime (then vf is written out).
 void encode_datom_key(std::string& out, IndexId index, const Datom& datom, std::int64_t tx_time_ms);
+// Appends the key in index of the datom whose EAVT key (encode_datom_key) is eavt_key: the same
+// fields in the index's order, moved rather than encoded again (Vaet: V must be a ref).
+void datom_key_from_eavt(std::string& out, IndexId index, std::string_view eavt_key);
 // Appends only the (e, a, v) group prefix of datom's key in index.
 void encode_fact_prefix(std::string& out, IndexId index, EntityId e, EntityId a, const Value& v);
 // Appends "tx op" with the op byte of a default valid-from: the first key of the records of a fact

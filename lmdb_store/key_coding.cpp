@@ -110,12 +110,14 @@ std::size_t payload_bytes(std::uint64_t x) {
   return x == 0 ? 0 : static_cast<std::size_t>(8 - std::countl_zero(x) / 8);
 }
 
-// The low n bytes of x, big-endian: one byte swap and one append (keys are built per datom).
-void put_low_bytes(std::string& out, std::uint64_t x, std::size_t n) {
+// head, then the low n bytes of x, big-endian: one byte swap and one append (keys are built per
+// datom; appending the head on its own cost a call and a capacity check more).
+void put_head_and_low_bytes(std::string& out, std::uint8_t head, std::uint64_t x, std::size_t n) {
   if constexpr (std::endian::native == std::endian::little) x = __builtin_bswap64(x);
-  char bytes[8];
-  std::memcpy(bytes, &x, sizeof bytes);
-  out.append(bytes + (8 - n), n);
+  char bytes[9];
+  std::memcpy(bytes + 1, &x, 8);
+  bytes[8 - n] = static_cast<char>(head);
+  out.append(bytes + (8 - n), n + 1);
 }
 
 std::uint64_t read_bytes(std::string_view in, std::size_t n) {
@@ -130,35 +132,28 @@ void put_ordered_int(std::string& out, std::int64_t x) {
   if (x < 0) {
     const std::uint64_t complement = ~static_cast<std::uint64_t>(x);
     const std::size_t n = payload_bytes(complement);
-    out += static_cast<char>(kNegativeHead - n);
-    put_low_bytes(out, static_cast<std::uint64_t>(x), n);
+    put_head_and_low_bytes(out, static_cast<std::uint8_t>(kNegativeHead - n), static_cast<std::uint64_t>(x), n);
     return;
   }
   const auto u = static_cast<std::uint64_t>(x);
   if (u < k2To48) {
     const std::size_t n = payload_bytes(u);
-    out += static_cast<char>(kNonNegativeHead + n);
-    put_low_bytes(out, u, n);
+    put_head_and_low_bytes(out, static_cast<std::uint8_t>(kNonNegativeHead + n), u, n);
   } else if (u < kIdentBase) {
-    out += static_cast<char>(kBelowIdentsHead);
-    put_low_bytes(out, u, 7);
+    put_head_and_low_bytes(out, kBelowIdentsHead, u, 7);
   } else if (u - kIdentBase < k2To48) {
     const std::size_t m = payload_bytes(u - kIdentBase);
-    out += static_cast<char>(kIdentHead + m);
-    put_low_bytes(out, u - kIdentBase, m);
+    put_head_and_low_bytes(out, static_cast<std::uint8_t>(kIdentHead + m), u - kIdentBase, m);
   } else if (u < k2To56) {
-    out += static_cast<char>(kAboveIdentsHead);
-    put_low_bytes(out, u, 7);
+    put_head_and_low_bytes(out, kAboveIdentsHead, u, 7);
   } else {
-    out += static_cast<char>(kLargestHead);
-    put_low_bytes(out, u, 8);
+    put_head_and_low_bytes(out, kLargestHead, u, 8);
   }
 }
 
 void put_ordered_uint(std::string& out, std::uint64_t x) {
   const std::size_t n = payload_bytes(x);
-  out += static_cast<char>(n);
-  put_low_bytes(out, x, n);
+  put_head_and_low_bytes(out, static_cast<std::uint8_t>(n), x, n);
 }
 
 std::size_t ordered_int_length(std::uint8_t head) {

@@ -53,7 +53,13 @@ Status WriteTxn::begin(std::shared_ptr<GraphEnv> env, std::chrono::milliseconds 
 
 WriteTxn::~WriteTxn() { abort(); }
 
-void WriteTxn::touch() { generation_ = ++g_generation; }
+std::uint64_t WriteTxn::generation() const {
+  if (touched_) {
+    generation_ = ++g_generation;
+    touched_ = false;
+  }
+  return generation_;
+}
 
 void WriteTxn::abort() {
   if (stack_.empty()) return;

@@ -68,7 +68,7 @@ class WriteTxn {
   // to write a transaction in many sorted runs.
   static constexpr std::size_t kDeferredBytes = std::size_t{32} << 20;
   void set_deferral_bound(std::size_t bytes) { deferral_bound_ = bytes; }
-  std::uint64_t generation() const { return generation_; }
+  std::uint64_t generation() const;
   const Status& failure() const { return failure_; }
   GraphEnv& env() const { return *env_; }
 
@@ -149,6 +149,7 @@ class WriteTxn {
     bool log_consumes_at_start = false;
     // Cursors in txn, by IndexId; owned by LMDB, which frees them when txn ends.
     std::array<MDB_cursor*, kIndexCount> cursors{};
+    IdentCursors idents{};  // on ident_names and ident_ids, the same way
     // Per index: whether the last key went in at the end (see put_record), and puts since.
     std::array<bool, kIndexCount> appending{true, true, true, true};
     std::array<std::uint32_t, kIndexCount> puts_since_append{};
@@ -159,8 +160,12 @@ class WriteTxn {
 
   WriteTxn(std::shared_ptr<GraphEnv> env) : env_(std::move(env)) {}
   Status index_cursor(IndexId index, MDB_cursor** cursor);
+  Status ident_cursors(IdentCursors* out);
+  Status cached_cursor(MDB_dbi dbi, MDB_cursor*& cached, MDB_cursor** cursor);
+  // last_appended (when given): the key the previous put_record to index appended, empty when it
+  // appended none or anything else wrote to index since; updated for the next call.
   Status put_record(IndexId index, std::string_view key, std::string_view valid_to, EntityId a,
-                    bool* inserted);
+                    bool* inserted, std::string_view* last_appended = nullptr);
   Status delete_record(IndexId index, const Datom& d);
   Status write_datom(const Datom& d);
   Status erase_datom(const Datom& d);
@@ -193,7 +198,7 @@ class WriteTxn {
   Status rollback_all();
   Status fail(Status st);  // aborts everything after an LMDB error
   void discard_pending();
-  void touch();
+  void touch() { touched_ = true; }  // generation() moves on when next asked
   Level new_level(MDB_txn* txn, int savepoint) const;
   LogRow* log_row();  // the row records of tx_ go to now; null while replaying
   class Replayer;
@@ -205,7 +210,10 @@ class WriteTxn {
   std::uint64_t first_tx_ = 0;  // tx_ at begin; later ones come from next_transaction()
   std::int64_t tx_time_ms_ = 0;
   bool sealed_ = false;  // next_transaction() sealed a transaction that commit() must keep
-  std::uint64_t generation_ = 0;
+  // A new generation is drawn (one atomic increment) when asked for after a change, not at every
+  // change: a bulk load changes the data at every row and is asked at few.
+  mutable std::uint64_t generation_ = 0;
+  mutable bool touched_ = false;
   bool dirty_ = false;
   bool retracted_ = false;  // a retraction happened: asserts must look for one at this tx
   std::uint64_t datom_count_ = 0;
@@ -231,6 +239,7 @@ class WriteTxn {
   EntityId first_new_ident_ = 0;  // 0: not read yet
   EntityId next_ident_ = 0;       // the next ident id, kept in memory; 0: read it from LMDB
   bool next_ident_dirty_ = false;  // next_ident_ is ahead of LMDB's counter
+  NameAppends name_appends_;  // whether new names have been sorting last (catalog.h)
   bool logging_ = true;  // false while replaying
   std::uint64_t log_base_ = 0;    // set_log_base
   std::uint64_t replay_seq_ = 0;  // the row being replayed

@@ -188,7 +188,9 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
     if (first_new_ident_ == 0) first_new_ident_ = next_ident_;
   }
   bool created = false;
-  if (st.ok()) st = create_ident(txn(), env_->tables(), name, next_ident_, id, &created);
+  IdentCursors cursors;
+  if (st.ok()) st = ident_cursors(&cursors);
+  if (st.ok()) st = create_ident(cursors, name, next_ident_, id, &created, &name_appends_);
   if (!st.ok()) return fail(st);
   if (!created) {
     remember_found_ident(name, *id);

@@ -74,7 +74,9 @@ class WriteTxn::Replayer final : public LogRecordVisitor {
     }
     EntityId found = 0;
     bool created = false;
-    DATALOG_RETURN_IF_ERROR(create_ident(w_.txn(), w_.env_->tables(), name, id, &found, &created));
+    IdentCursors cursors;
+    DATALOG_RETURN_IF_ERROR(w_.ident_cursors(&cursors));
+    DATALOG_RETURN_IF_ERROR(create_ident(cursors, name, id, &found, &created, &w_.name_appends_));
     if (found != id) {
       return Status(StatusCode::Corrupt,
                     fmt::format("the graph's log gives ident {} the id {}, the index has {}",
@@ -162,7 +164,10 @@ Status WriteTxn::clear_index() {
   }
   Status st = initialize_meta(txn(), t.meta);
   if (!st.ok()) return fail(st);
-  for (auto& level : stack_) level.cursors.fill(nullptr);  // mdb_drop keeps cursors usable, but be plain
+  for (auto& level : stack_) {  // mdb_drop keeps cursors usable, but be plain
+    level.cursors.fill(nullptr);
+    level.idents = IdentCursors{};
+  }
   next_ident_ = 0;
   next_ident_dirty_ = false;
   first_new_ident_ = 0;

@@ -19,12 +19,25 @@ namespace {
 // How often put_record tries MDB_APPEND again after LMDB refused one.
 constexpr std::uint32_t kAppendRetry = 64;
 
+// Whether a key next to the one cursor stands on (just put) starts with prefix, the new key's:
+// if not, the new key is the first with it. An appended key sorts last, so it has no next.
+bool neighbour_has_prefix(MDB_cursor* cursor, std::string_view prefix, bool appended) {
+  MDB_val nk, nv;
+  if (mdb::cursor_get(cursor, &nk, &nv, MDB_PREV) == MDB_SUCCESS) {
+    if (as_view(nk).substr(0, prefix.size()) == prefix) return true;
+    if (appended) return false;
+    mdb::cursor_get(cursor, &nk, &nv, MDB_NEXT);
+  }
+  return !appended && mdb::cursor_get(cursor, &nk, &nv, MDB_NEXT) == MDB_SUCCESS &&
+         as_view(nk).substr(0, prefix.size()) == prefix;
+}
+
 }  // namespace
 
-Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
-  MDB_cursor*& cached = stack_.back().cursors[static_cast<std::size_t>(index)];
+// cached: a cursor of the innermost level on dbi, opened on first use.
+Status WriteTxn::cached_cursor(MDB_dbi dbi, MDB_cursor*& cached, MDB_cursor** cursor) {
   if (!cached) {
-    const int rc = mdb::cursor_open(txn(), table_of(env_->tables(), index), &cached);
+    const int rc = mdb::cursor_open(txn(), dbi, &cached);
     if (rc != MDB_SUCCESS) {
       cached = nullptr;
       return status_from_mdb(rc, "open index cursor");
@@ -34,10 +47,21 @@ Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
   return Status::OK();
 }
 
+Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
+  return cached_cursor(table_of(env_->tables(), index), stack_.back().cursors[static_cast<std::size_t>(index)],
+                       cursor);
+}
+
+Status WriteTxn::ident_cursors(IdentCursors* out) {
+  IdentCursors& cached = stack_.back().idents;
+  DATALOG_RETURN_IF_ERROR(cached_cursor(env_->tables().ident_names, cached.names, &out->names));
+  return cached_cursor(env_->tables().ident_ids, cached.ids, &out->ids);
+}
+
 // Writes key with valid_to (the datom's valid-to bytes) and the check byte into index; a's
 // statistics count it.
 Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_view valid_to, EntityId a,
-                            bool* inserted) {
+                            bool* inserted, std::string_view* last_appended) {
   MDB_cursor* cursor = nullptr;
   DATALOG_RETURN_IF_ERROR(index_cursor(index, &cursor));
   record_data_.assign(valid_to);
@@ -55,7 +79,11 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
     rc = mdb::cursor_put(cursor, &k, &v, MDB_APPEND);
     level.appending[i] = rc == MDB_SUCCESS;
   }
-  count_put(rc == MDB_SUCCESS, key.size() + data.size());
+  const bool appended = rc == MDB_SUCCESS;
+  count_put(appended, key.size() + data.size());
+  // An appended key follows the key appended just before it, if there was one: its neighbour.
+  const std::string_view before = appended && last_appended ? *last_appended : std::string_view();
+  if (last_appended) *last_appended = appended ? key : std::string_view();
   if (rc == MDB_KEYEXIST) rc = mdb::cursor_put(cursor, &k, &v, MDB_NOOVERWRITE);
   if (rc == MDB_KEYEXIST) {  // the same record again: keep one, with the newest valid-to
     k = as_val(key);
@@ -73,17 +101,9 @@ Status WriteTxn::put_record(IndexId index, std::string_view key, std::string_vie
   }
   const std::size_t prefix = counted_prefix_length(index, key);
   if (prefix > 0) {
-    // Is this the first key with its prefix? Look at the neighbours of the new key.
     const std::string_view mine = key.substr(0, prefix);
-    bool seen = false;
-    MDB_val nk, nv;
-    if (mdb::cursor_get(cursor, &nk, &nv, MDB_PREV) == MDB_SUCCESS) {
-      seen = as_view(nk).substr(0, prefix) == mine;
-      mdb::cursor_get(cursor, &nk, &nv, MDB_NEXT);
-    }
-    if (!seen && mdb::cursor_get(cursor, &nk, &nv, MDB_NEXT) == MDB_SUCCESS) {
-      seen = as_view(nk).substr(0, prefix) == mine;
-    }
+    const bool seen = before.empty() ? neighbour_has_prefix(cursor, mine, appended)
+                                     : before.substr(0, prefix) == mine;
     if (!seen) {
       if (index == IndexId::Eavt) ++pending_entities_;
       if (index == IndexId::Aevt) ++pending_stats_[a].entities;
@@ -126,7 +146,7 @@ Status WriteTxn::write_datom(const Datom& d) {
   for (const IndexId index : {IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     if (index == IndexId::Vaet && !d.v.is(ValueKind::Ref)) continue;
     index_key_.clear();
-    encode_datom_key(index_key_, index, d, tx_time);
+    datom_key_from_eavt(index_key_, index, eavt_key_);
     DATALOG_RETURN_IF_ERROR(defer_record(index, index_key_, d.a));
   }
   ++datom_count_;
@@ -163,13 +183,18 @@ Status WriteTxn::write_deferred() {
   for (const IndexId index : {IndexId::Eavt, IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     DeferredIndex& d = deferred_[static_cast<std::size_t>(index)];
     auto key_of = [&d](const DeferredRecord& r) { return std::string_view(d.bytes).substr(r.at, r.key_size); };
-    // Stable: a record written twice keeps the valid-to written last, as direct puts would.
-    std::stable_sort(d.records.begin(), d.records.end(),
-                     [&](const DeferredRecord& x, const DeferredRecord& y) { return key_of(x) < key_of(y); });
+    const auto by_key = [&](const DeferredRecord& x, const DeferredRecord& y) { return key_of(x) < key_of(y); };
+    // Stable: a record written twice keeps the valid-to written last, as direct puts would. A bulk
+    // load of new entities defers its records in key order already: one pass tells, and the sort
+    // (a merge pass per doubling, each moving every record) is skipped.
+    if (!std::is_sorted(d.records.begin(), d.records.end(), by_key)) {
+      std::stable_sort(d.records.begin(), d.records.end(), by_key);
+    }
     bool inserted = false;
+    std::string_view last_appended;  // nothing but this loop writes to the index meanwhile
     for (const DeferredRecord& r : d.records) {
       const std::string_view data = std::string_view(d.bytes).substr(r.at + r.key_size, r.data_size);
-      DATALOG_RETURN_IF_ERROR(put_record(index, key_of(r), data, r.a, &inserted));
+      DATALOG_RETURN_IF_ERROR(put_record(index, key_of(r), data, r.a, &inserted, &last_appended));
     }
     d.bytes.clear();
     d.records.clear();
