@@ -82,12 +82,20 @@ class IndexTxTimes final : public TxTimes {
  public:
   // committed: only when txn is a read snapshot (a write transaction's state may still go away).
   IndexTxTimes(MDB_txn* txn, const Tables& t, const ReadCache* committed = nullptr)
-      : txn_(txn), t_(&t), committed_(committed), state_(committed ? mdb_txn_id(txn) : 0) {}
+      : txn_(txn), t_(&t), committed_(committed), state_(committed ? mdb_txn_id(txn) : 0),
+        cache_id_(committed ? committed->id() : 0) {}
   void reset(MDB_txn* txn, const ReadCache* committed = nullptr) {
+    const std::uint64_t state = committed ? mdb_txn_id(txn) : 0;
+    // The times read in one committed state hold for another snapshot of it: a point query
+    // starts a scan per call, and clearing the slots cost more than its lookup.
+    // (By the cache's id, not its address: a graph opened again may get the same address.)
+    const std::uint64_t cache = committed ? committed->id() : 0;
+    const bool same_state = cache != 0 && cache == cache_id_ && state == state_;
     txn_ = txn;
     committed_ = committed;
-    state_ = committed ? mdb_txn_id(txn) : 0;
-    slots_.fill(Slot{});
+    cache_id_ = cache;
+    state_ = state;
+    if (!same_state) slots_.fill(Slot{});
   }
   bool time_of(std::uint64_t tx, std::int64_t* ms) override;
   const Tables* tables() const { return t_; }
@@ -101,6 +109,7 @@ class IndexTxTimes final : public TxTimes {
   const Tables* t_;
   const ReadCache* committed_ = nullptr;
   std::uint64_t state_ = 0;  // the snapshot's committed state, for committed_
+  std::uint64_t cache_id_ = 0;  // committed_'s id (ReadCache::id), 0 without one
   std::array<Slot, 64> slots_{};
 };
 
