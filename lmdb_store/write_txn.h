@@ -170,6 +170,9 @@ class WriteTxn {
   Status write_datom(const Datom& d);
   Status erase_datom(const Datom& d);
   void remember_found_ident(const Value& name, EntityId id);
+  // name's ident (*id), made with new_id when it has none (*created) through the writer's ident
+  // cursors; a new ident's records count toward the dirty estimate, in a replay too.
+  Status find_or_create_ident(const Value& name, EntityId new_id, EntityId* id, bool* created);
   void count_ident_puts(const Value& name);  // a new ident's two records, for dirty_estimate
   Status find_at_tx(EntityId e, EntityId a, const Value& v, Op op, std::vector<Datom>* found);
   Status last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last);

@@ -199,9 +199,7 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
     if (first_new_ident_ == 0) first_new_ident_ = next_ident_;
   }
   bool created = false;
-  IdentCursors cursors;
-  if (st.ok()) st = ident_cursors(&cursors);
-  if (st.ok()) st = create_ident(cursors, name, next_ident_, id, &created, &name_appends_);
+  if (st.ok()) st = find_or_create_ident(name, next_ident_, id, &created);
   if (!st.ok()) return fail(st);
   if (!created) {
     remember_found_ident(name, *id);
@@ -209,12 +207,19 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
   }
   ++next_ident_;
   next_ident_dirty_ = true;
-  count_ident_puts(name);
   txn_idents_.remember(name, *id);
   if (LogRow* row = log_row()) log_ident(row->body, *id, name);
   dirty_ = true;
   touch();
   return st;
+}
+
+Status WriteTxn::find_or_create_ident(const Value& name, EntityId new_id, EntityId* id, bool* created) {
+  IdentCursors cursors;
+  DATALOG_RETURN_IF_ERROR(ident_cursors(&cursors));
+  DATALOG_RETURN_IF_ERROR(create_ident(cursors, name, new_id, id, created, &name_appends_));
+  if (*created) count_ident_puts(name);
+  return Status::OK();
 }
 
 void WriteTxn::count_ident_puts(const Value& name) {

@@ -74,9 +74,7 @@ class WriteTxn::Replayer final : public LogRecordVisitor {
     }
     EntityId found = 0;
     bool created = false;
-    IdentCursors cursors;
-    DATALOG_RETURN_IF_ERROR(w_.ident_cursors(&cursors));
-    DATALOG_RETURN_IF_ERROR(create_ident(cursors, name, id, &found, &created, &w_.name_appends_));
+    DATALOG_RETURN_IF_ERROR(w_.find_or_create_ident(name, id, &found, &created));
     if (found != id) {
       return Status(StatusCode::Corrupt,
                     fmt::format("the graph's log gives ident {} the id {}, the index has {}",
@@ -90,7 +88,6 @@ class WriteTxn::Replayer final : public LogRecordVisitor {
     w_.next_ident_ = std::max(w_.next_ident_, id + 1);
     w_.next_ident_dirty_ = true;
     w_.dirty_ = true;
-    if (created) w_.count_ident_puts(name);  // a replay commits its index in parts too
     return Status::OK();
   }
   Status asserted(EntityId e, EntityId a, const Value& v, std::int64_t valid_from,
