@@ -5,6 +5,7 @@
 // and a message that says what happened and where. Status is a plain value type.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -31,16 +32,34 @@ enum class StatusCode {
 class Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(message.empty() ? nullptr : std::make_unique<std::string>(std::move(message))) {}
+  Status(const Status& other) : code_(other.code_), message_(copy_of(other.message_)) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) {
+      code_ = other.code_;
+      message_ = copy_of(other.message_);
+    }
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
   static Status OK() { return Status(); }
 
   bool ok() const { return code_ == StatusCode::Ok; }
   StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const { return message_ ? *message_ : kNoMessage; }
 
  private:
+  // The message lives apart, so a success (returned by every call of every row's loop) is a code
+  // and a null pointer to make and to drop, where an inline std::string took four stores.
+  static std::unique_ptr<std::string> copy_of(const std::unique_ptr<std::string>& m) {
+    return m ? std::make_unique<std::string>(*m) : nullptr;
+  }
+  inline static const std::string kNoMessage;
+
   StatusCode code_ = StatusCode::Ok;
-  std::string message_;
+  std::unique_ptr<std::string> message_;
 };
 
 #define DATALOG_RETURN_IF_ERROR(expr)   \
