@@ -159,6 +159,22 @@ struct FactFields {
     pos += n;
     return n != 0;
   }
+  // An integer, instant or ref value straight into the datom (the common values of a scan),
+  // without decode_value's result; false leaves every other kind, and damage, to decode_value.
+  bool take_integral(std::string_view in) {
+    if (in.empty()) return false;
+    const auto kind = static_cast<ValueKind>(static_cast<std::uint8_t>(in[0]));
+    if (kind != ValueKind::Integer && kind != ValueKind::Instant && kind != ValueKind::Ref) return false;
+    std::int64_t x = 0;
+    const std::size_t n = get_ordered_int(in.substr(1), &x);
+    if (n == 0) return false;
+    d.v = kind == ValueKind::Integer ? Value::integer(x)
+          : kind == ValueKind::Instant ? Value::instant(x)
+                                       : Value::ref(x);
+    giant.giant = false;
+    pos += 1 + n;
+    return true;
+  }
   // at_end: the value runs to the end of the fact, so its length is known without decoding it.
   bool take_value(bool at_end) {
     const std::string_view in = fact.substr(pos);
@@ -167,6 +183,7 @@ struct FactFields {
       pos = fact.size();
       return !in.empty();
     }
+    if (take_integral(in)) return true;
     DecodedValue dv = decode_value(in);
     if (!dv.ok) return false;
     d.v = std::move(dv.value);
