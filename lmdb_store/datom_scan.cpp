@@ -54,9 +54,17 @@ struct DatomScan::RecordWalk {
   // Looked up once per walk, not per record (a thread-local and two calls of LMDB's).
   fault_detail::Slot* slot = fault_detail::this_thread_slot();
   MDB_env* env = nullptr;  // the cursor's, once it is open
+  GraphEnv::SeenBounds bounds;  // the file as last seen, once the cursor is open
 
   std::string_view key() const { return as_view(k); }
-  void step() { rc = mdb::cursor_get_in(slot, env, cursor, &k, &v, MDB_NEXT); }
+  // mdb::cursor_get_in with its check that the record lies within the file made inline for a
+  // record inside the bounds seen when the walk began.
+  void step() {
+    rc = guarded_in(slot, env, [this] { return mdb_cursor_get(cursor, &k, &v, MDB_NEXT); });
+    if (rc == MDB_SUCCESS && !(bounds.hold(k) && bounds.hold(v)) && !fault_detail::within_file(env, &k, &v)) {
+      rc = kPageFault;
+    }
+  }
   Status damage(std::string_view what) const { return index_damage(mdb_cursor_txn(cursor), what); }
 };
 
@@ -210,6 +218,7 @@ Status DatomScan::check_landing(RecordWalk& walk) {
 
 Status DatomScan::open_cursor(RecordWalk& walk) {
   walk.env = mdb_txn_env(txn_);
+  walk.bounds = env_->seen_bounds();
   if (cursors_) return cursors_->get(*env_, txn_, index_, &walk.cursor);
   const int rc = mdb::cursor_open(txn_, table_of(env_->tables(), index_), &walk.own.cursor);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "open index cursor");

@@ -86,6 +86,20 @@ class GraphEnv {
   // damaged node's size or page number. Reading there would raise SIGBUS outside any LMDB call.
   // Memory outside the map (a write transaction's dirty pages) is not checked.
   bool within_file(const void* data, std::size_t size);
+  // The map and the file's end as last seen, for a walk that checks every record it reads: what
+  // lies inside them is within the file, checked inline; anything else goes to within_file, which
+  // refreshes them (the file may have grown, the map moved) and knows memory outside the map.
+  struct SeenBounds {
+    std::uintptr_t map_begin = 0, map_end = 0, file_end = 0;
+    bool hold(const MDB_val& v) const {
+      const auto at = reinterpret_cast<std::uintptr_t>(v.mv_data);
+      return at >= map_begin && at < map_end && at <= file_end && v.mv_size <= file_end - at;
+    }
+  };
+  SeenBounds seen_bounds() const {
+    return {map_begin_.load(std::memory_order_relaxed), map_end_.load(std::memory_order_relaxed),
+            file_end_.load(std::memory_order_relaxed)};
+  }
 
   MDB_env* env() const { return env_; }
   const Tables& tables() const { return tables_; }
