@@ -95,14 +95,6 @@ std::int64_t get_i64(std::string_view in) { return static_cast<std::int64_t>(get
 
 namespace {
 
-// Heads of ordered signed integers, in order. Ident ids (from kIdentBase up) are the most
-// common ids and would all take 8 bytes; their own heads store only their offset from the base.
-constexpr std::uint8_t kNegativeHead = 0x7F;     // 0x7F - n: x < 0, its low n bytes (n: 0..8)
-constexpr std::uint8_t kNonNegativeHead = 0x80;  // 0x80 + n: 0 <= x < 2^48 in n bytes (n: 0..6)
-constexpr std::uint8_t kBelowIdentsHead = 0x87;  // 2^48 <= x < kIdentBase: 7 bytes
-constexpr std::uint8_t kIdentHead = 0x88;        // 0x88 + m: x - kIdentBase < 2^48 in m bytes
-constexpr std::uint8_t kAboveIdentsHead = 0x8F;  // kIdentBase + 2^48 <= x < 2^56: 7 bytes
-constexpr std::uint8_t kLargestHead = 0x90;      // 2^56 <= x: 8 bytes
 constexpr std::uint64_t k2To48 = std::uint64_t{1} << 48;
 constexpr std::uint64_t k2To56 = std::uint64_t{1} << 56;
 
@@ -118,12 +110,6 @@ void put_head_and_low_bytes(std::string& out, std::uint8_t head, std::uint64_t x
   std::memcpy(bytes + 1, &x, 8);
   bytes[8 - n] = static_cast<char>(head);
   out.append(bytes + (8 - n), n + 1);
-}
-
-std::uint64_t read_bytes(std::string_view in, std::size_t n) {
-  std::uint64_t x = 0;
-  for (std::size_t i = 0; i < n; ++i) x = (x << 8) | static_cast<std::uint8_t>(in[i]);
-  return x;
 }
 
 }  // namespace
@@ -156,14 +142,6 @@ void put_ordered_uint(std::string& out, std::uint64_t x) {
   put_head_and_low_bytes(out, static_cast<std::uint8_t>(n), x, n);
 }
 
-std::size_t ordered_int_length(std::uint8_t head) {
-  if (head <= kNegativeHead) return head >= kNegativeHead - 8 ? 1 + (kNegativeHead - head) : 0;
-  if (head < kBelowIdentsHead) return 1 + (head - kNonNegativeHead);
-  if (head == kBelowIdentsHead || head == kAboveIdentsHead) return 8;
-  if (head < kAboveIdentsHead) return 1 + (head - kIdentHead);
-  return head == kLargestHead ? 9 : 0;
-}
-
 std::string ordered_int_key(std::int64_t x) {
   std::string key;
   put_ordered_int(key, x);
@@ -172,36 +150,6 @@ std::string ordered_int_key(std::int64_t x) {
 
 bool read_ordered_int_key(std::string_view bytes, std::int64_t* x) {
   return !bytes.empty() && get_ordered_int(bytes, x) == bytes.size();
-}
-
-std::size_t get_ordered_int(std::string_view in, std::int64_t* x) {
-  if (in.empty()) return 0;
-  const auto head = static_cast<std::uint8_t>(in[0]);
-  const std::size_t length = ordered_int_length(head);
-  if (length == 0 || in.size() < length) return 0;
-  const std::size_t n = length - 1;
-  const std::uint64_t payload = read_bytes(in.substr(1), n);
-  if (head <= kNegativeHead) {
-    // The low n bytes of x; the bytes above them are all ones.
-    const std::uint64_t high = n == 8 ? 0 : ~std::uint64_t{0} << (8 * n);
-    const std::uint64_t bits = high | payload;
-    if (!(bits & kSignBit)) return 0;  // not negative
-    *x = static_cast<std::int64_t>(bits);
-    return length;
-  }
-  std::uint64_t u = payload;
-  if (head >= kIdentHead && head < kAboveIdentsHead) u += kIdentBase;
-  if (u & kSignBit) return 0;  // beyond INT64_MAX
-  *x = static_cast<std::int64_t>(u);
-  return length;
-}
-
-std::size_t get_ordered_uint(std::string_view in, std::uint64_t* x) {
-  if (in.empty()) return 0;
-  const auto n = static_cast<std::uint8_t>(in[0]);
-  if (n > 8 || in.size() < 1u + n) return 0;
-  *x = read_bytes(in.substr(1), n);
-  return 1 + n;
 }
 
 bool is_giant(const Value& value) {

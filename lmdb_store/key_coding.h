@@ -52,11 +52,60 @@ std::int64_t get_i64(std::string_view in);
 inline constexpr std::uint64_t kIdentBase = std::uint64_t{1} << 52;
 void put_ordered_int(std::string& out, std::int64_t x);
 void put_ordered_uint(std::string& out, std::uint64_t x);
-// Read one from the front of in; return its length in bytes, 0 when it is malformed.
-std::size_t get_ordered_int(std::string_view in, std::int64_t* x);
-std::size_t get_ordered_uint(std::string_view in, std::uint64_t* x);
+// Heads of ordered signed integers, in order. Ident ids (from kIdentBase up) are the most
+// common ids and would all take 8 bytes; their own heads store only their offset from the base.
+inline constexpr std::uint8_t kNegativeHead = 0x7F;     // 0x7F - n: x < 0, its low n bytes (n: 0..8)
+inline constexpr std::uint8_t kNonNegativeHead = 0x80;  // 0x80 + n: 0 <= x < 2^48 in n bytes (n: 0..6)
+inline constexpr std::uint8_t kBelowIdentsHead = 0x87;  // 2^48 <= x < kIdentBase: 7 bytes
+inline constexpr std::uint8_t kIdentHead = 0x88;        // 0x88 + m: x - kIdentBase < 2^48 in m bytes
+inline constexpr std::uint8_t kAboveIdentsHead = 0x8F;  // kIdentBase + 2^48 <= x < 2^56: 7 bytes
+inline constexpr std::uint8_t kLargestHead = 0x90;      // 2^56 <= x: 8 bytes
+
+// The decoders below are inline: a scan reads three or four ordered integers from every key.
 // The length of the ordered integer whose head byte is head (0 when it is not one).
-std::size_t ordered_int_length(std::uint8_t head);
+inline std::size_t ordered_int_length(std::uint8_t head) {
+  if (head <= kNegativeHead) return head >= kNegativeHead - 8 ? 1 + (kNegativeHead - head) : 0;
+  if (head < kBelowIdentsHead) return 1 + (head - kNonNegativeHead);
+  if (head == kBelowIdentsHead || head == kAboveIdentsHead) return 8;
+  if (head < kAboveIdentsHead) return 1 + (head - kIdentHead);
+  return head == kLargestHead ? 9 : 0;
+}
+// The first n bytes of in (n <= 8, in.size() >= n), big-endian.
+inline std::uint64_t read_big_endian(std::string_view in, std::size_t n) {
+  std::uint64_t x = 0;
+  for (std::size_t i = 0; i < n; ++i) x = (x << 8) | static_cast<std::uint8_t>(in[i]);
+  return x;
+}
+// Read one from the front of in; return its length in bytes, 0 when it is malformed.
+inline std::size_t get_ordered_int(std::string_view in, std::int64_t* x) {
+  constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
+  if (in.empty()) return 0;
+  const auto head = static_cast<std::uint8_t>(in[0]);
+  const std::size_t length = ordered_int_length(head);
+  if (length == 0 || in.size() < length) return 0;
+  const std::size_t n = length - 1;
+  const std::uint64_t payload = read_big_endian(in.substr(1), n);
+  if (head <= kNegativeHead) {
+    // The low n bytes of x; the bytes above them are all ones.
+    const std::uint64_t high = n == 8 ? 0 : ~std::uint64_t{0} << (8 * n);
+    const std::uint64_t bits = high | payload;
+    if (!(bits & kSign)) return 0;  // not negative
+    *x = static_cast<std::int64_t>(bits);
+    return length;
+  }
+  std::uint64_t u = payload;
+  if (head >= kIdentHead && head < kAboveIdentsHead) u += kIdentBase;
+  if (u & kSign) return 0;  // beyond INT64_MAX
+  *x = static_cast<std::int64_t>(u);
+  return length;
+}
+inline std::size_t get_ordered_uint(std::string_view in, std::uint64_t* x) {
+  if (in.empty()) return 0;
+  const auto n = static_cast<std::uint8_t>(in[0]);
+  if (n > 8 || in.size() < 1u + n) return 0;
+  *x = read_big_endian(in.substr(1), n);
+  return 1 + n;
+}
 // A key (or data) that is one ordered integer, and reading one back: false unless the bytes are
 // exactly one ordered integer.
 std::string ordered_int_key(std::int64_t x);

@@ -10,7 +10,6 @@ namespace {
 // The host is polled (about a microsecond) at most once per kPollEvery of evaluation, and the
 // clock read once per kInterruptCheckEvery calls (a call is one row produced or read), so inner
 // loops can call check_interrupt per row.
-constexpr std::uint32_t kInterruptCheckEvery = 128;
 constexpr std::chrono::microseconds kPollEvery{1000};
 constexpr std::string_view kSqlPrefix = "sql/";
 }  // namespace
@@ -68,9 +67,7 @@ EvalContext::~EvalContext() {
   if (QueryMemory::ceiling() == ceiling_) QueryMemory::set_ceiling(ceiling_before_);
 }
 
-Status EvalContext::check_interrupt() {
-  DATALOG_RETURN_IF_ERROR(check_memory());
-  if (!interrupted_ || (++interrupt_tick_ % kInterruptCheckEvery) != 0) return Status::OK();
+Status EvalContext::poll_interrupt() {
   const auto now = std::chrono::steady_clock::now();
   if (now - last_poll_ < kPollEvery) return Status::OK();
   last_poll_ = now;

@@ -86,7 +86,11 @@ class EvalContext {
   void set_interrupt(std::function<bool()> check) { interrupted_ = std::move(check); }
   // Returns Interrupted when the caller asked to stop, or the memory limit's error when the
   // query holds more than its budget; cheap enough for inner loops.
-  Status check_interrupt();
+  Status check_interrupt() {
+    DATALOG_RETURN_IF_ERROR(check_memory());
+    if (!interrupted_ || (++interrupt_tick_ % kInterruptCheckEvery) != 0) return Status::OK();
+    return poll_interrupt();
+  }
   // extra: bytes about to be made, counted as if held.
   Status check_memory(std::size_t extra = 0) {
     if (limits_.max_memory_bytes <= 0) return Status::OK();
@@ -136,6 +140,9 @@ class EvalContext {
   std::size_t ceiling_before_ = 0, ceiling_ = 0;  // QueryMemory's ceiling around this query
   std::function<bool()> interrupted_;
   ExternalFunctions* external_ = nullptr;
+  // The clock is read once every kInterruptCheckEvery calls of check_interrupt (eval_context.cpp).
+  static constexpr std::uint32_t kInterruptCheckEvery = 128;
+  Status poll_interrupt();
   std::uint32_t interrupt_tick_ = 0;
   std::chrono::steady_clock::time_point last_poll_ = std::chrono::steady_clock::now();
   functions::RegexCache regexes_;

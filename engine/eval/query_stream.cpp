@@ -272,7 +272,7 @@ Status QueryStream::next_binding(RowView* row, bool* found) {
     if (value_column_ >= 0) current_[static_cast<std::size_t>(value_column_)] = std::move(d.v);
     DATALOG_RETURN_IF_ERROR(cursor_->next());
     bool keep = true;
-    DATALOG_RETURN_IF_ERROR(run_expressions(&keep));
+    if (!steps_.empty()) DATALOG_RETURN_IF_ERROR(run_expressions(&keep));
     if (keep) {
       *row = current_;
       *found = true;
