@@ -65,7 +65,7 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
     auto session = session_arg(ctx, argv[0], &table, &limits);
     if (!session) return;
     sqlite3* db = sqlite3_context_db_handle(ctx);
-    InterruptProbe probe(db);
+    InterruptProbe probe(db, &session->probe_statements());
     SqlFunctions sql_functions(db);
     SessionScriptHost host(db, *session, table);
     host.set_page_bytes(static_cast<ConnectionContext*>(sqlite3_user_data(ctx))->write_page_bytes());
@@ -96,7 +96,7 @@ void datalog_explain(sqlite3_context* ctx, int, sqlite3_value** argv) {
     st = reading->rules(&rules);
     if (st.ok()) st = check_query_with_rules(query, *rules);
     if (!st.ok()) return fail(ctx, st);
-    InterruptProbe probe(sqlite3_context_db_handle(ctx));
+    InterruptProbe probe(sqlite3_context_db_handle(ctx), &session->probe_statements());
     SqlFunctions sql_functions(sqlite3_context_db_handle(ctx));
     eval::RunOptions options = run_options(probe, sql_functions, limits);
     options.trace = true;
@@ -145,7 +145,7 @@ void datalog_drop_rule(sqlite3_context* ctx, int, sqlite3_value** argv) {
       const Status ended = host.end_write(st.ok());
       if (st.ok()) st = ended;
     }
-    InterruptProbe probe(sqlite3_context_db_handle(ctx));
+    InterruptProbe probe(sqlite3_context_db_handle(ctx), &session->probe_statements());
     if (st.ok()) st = host.commit(probe);
     if (!st.ok()) return fail(ctx, st);
     sqlite3_result_int(ctx, removed);

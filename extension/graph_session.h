@@ -26,6 +26,7 @@
 #include "engine/ast.h"
 #include "engine/schema.h"
 #include "extension/graph_log.h"
+#include "extension/interrupt_probe.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/read_view.h"
 #include "lmdb_store/mdb_status.h"
@@ -53,6 +54,8 @@ class GraphSession {
     derived_index_path_ = std::move(derived_index);
   }
   const std::shared_ptr<store::GraphEnv>& shared_env() const { return env_; }
+  // The interrupt probe's statements on this session's connection (interrupt_probe.h).
+  ProbeStatements& probe_statements() { return probe_statements_; }
 
   // The table has a log and the index belongs to it (checked once; a stale index is claimed and
   // rebuilt). Run before the first read or write, and by CREATE VIRTUAL TABLE.
@@ -144,6 +147,7 @@ class GraphSession {
   std::chrono::milliseconds busy_timeout_;
   std::size_t write_page_bytes_ = std::size_t{kDefaultWriteMemoryMb} << 20;
   std::unique_ptr<GraphLog> log_;
+  ProbeStatements probe_statements_;
   std::string database_path_, derived_index_path_;
   bool owner_checked_ = false;
   store::Status last_index_error_;

@@ -11,9 +11,9 @@ constexpr const char* kProgressSql =
 
 }  // namespace
 
-InterruptProbe::~InterruptProbe() {
-  sqlite3_finalize(probe_);
-  sqlite3_finalize(progress_probe_);
+ProbeStatements::~ProbeStatements() {
+  sqlite3_finalize(probe);
+  sqlite3_finalize(progress);
 }
 
 bool InterruptProbe::stopped_by(sqlite3_stmt** stmt, const char* sql) {
@@ -35,9 +35,9 @@ bool InterruptProbe::interrupted() {
   const auto now = std::chrono::steady_clock::now();
   if (now - last_progress_ >= kProgressEvery) {
     last_progress_ = now;
-    return stopped_by(&progress_probe_, kProgressSql);
+    return stopped_by(&statements_->progress, kProgressSql);
   }
-  return stopped_by(&probe_, "SELECT 1");
+  return stopped_by(&statements_->probe, "SELECT 1");
 }
 
 }  // namespace datalog::ext

@@ -1,6 +1,8 @@
 """Loading the extension and the graph index file a table opens (table_arguments.h,
 index_path.h). The graph's log lives in the table's database (shadow tables g_log, g_meta); the
 index is an LMDB file, by default beside the database: app.db + table g -> app.db-g.graph."""
+import ctypes
+import ctypes.util
 import glob
 import os
 import sqlite3
@@ -453,3 +455,33 @@ def test_a_full_map_grows_in_one_step_to_what_the_transaction_needs(tmp_path):
             failures += 1
     assert failures == 1
     assert rows(conn, "SELECT count(*) FROM g") == [(100_000,)]
+
+
+def test_plain_sqlite3_close_succeeds_after_every_kind_of_call(tmp_path):
+    """Statements the extension keeps for a connection (the log's, the interrupt probe's) are
+    finalized when SQLite disconnects the tables, before sqlite3_close (not close_v2, which
+    Python uses) checks for statements left: it must not answer SQLITE_BUSY."""
+    lib = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
+    lib.sqlite3_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.sqlite3_enable_load_extension.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.sqlite3_load_extension.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                           ctypes.POINTER(ctypes.c_char_p)]
+    lib.sqlite3_exec.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                                 ctypes.POINTER(ctypes.c_char_p)]
+    lib.sqlite3_close.argtypes = [ctypes.c_void_p]
+    db = ctypes.c_void_p()
+    assert lib.sqlite3_open(str(tmp_path / "app.db").encode(), ctypes.byref(db)) == 0
+    assert lib.sqlite3_enable_load_extension(db, 1) == 0
+    err = ctypes.c_char_p()
+    assert lib.sqlite3_load_extension(db, EXT.encode(), None, ctypes.byref(err)) == 0, err.value
+    script = """
+        CREATE VIRTUAL TABLE g USING datalog;
+        SELECT datalog_exec('g', '(transact [[:a :b 1]]) (retract [[:a :b 1]])');
+        SELECT datalog_explain('g', '(query [:find ?v :where [:a :b ?v]])');
+        SELECT datalog_drop_rule('g', 'none');
+        SELECT * FROM datalog_q('g', '(query [:find ?v :where [?e :b ?v]])');
+        CREATE VIRTUAL TABLE q USING datalog_query(g, '(query [:find ?e :where [?e :b _]])');
+        SELECT * FROM q;
+    """
+    assert lib.sqlite3_exec(db, script.encode(), None, None, ctypes.byref(err)) == 0, err.value
+    assert lib.sqlite3_close(db) == 0  # SQLITE_OK, not SQLITE_BUSY (5)

@@ -124,3 +124,21 @@ def test_interrupt_stops_a_long_transact_and_writes_nothing(g):
             rows(g, "SELECT datalog_exec('g', ?)", (text,))
     stop.assert_stopped_soon()
     assert rows(g, "SELECT count(*) FROM g") == [(3000,)]
+
+
+def test_the_probe_a_graph_keeps_between_commands_still_sees_a_progress_handler(g):
+    """datalog_exec's interrupt probe prepares its statements once per table and connection and
+    keeps them: commands after others, on kept statements, still stop when asked (the second
+    interrupted one reuses the statement the first prepared for the handler), and the next runs."""
+    for i in range(3):  # short commands: the probe's first statement is prepared and kept
+        assert rows(g, "SELECT datalog_exec('g', ?)", (f"(transact [[:kept :n {i}]])",))
+    # Long enough (well over the probe's 10 ms) for the probe to call the progress handler.
+    text = "(transact [" + " ".join(f"[{i} :m {i}]" for i in range(1, 200_001)) + "])"
+    g.set_progress_handler(lambda: 1, 1000)
+    for _ in range(2):
+        with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+            rows(g, "SELECT datalog_exec('g', ?)", (text,))
+    g.set_progress_handler(None, 0)
+    assert rows(g, "SELECT count(*) FROM g WHERE a = ':m'") == [(0,)]
+    assert rows(g, "SELECT datalog_exec('g', ?)", ("(transact [[1 :m 1] [2 :m 2]])",))
+    assert rows(g, "SELECT count(*) FROM g WHERE a = ':m'") == [(2,)]
