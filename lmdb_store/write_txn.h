@@ -173,7 +173,8 @@ class WriteTxn {
   // name's ident (*id), made with new_id when it has none (*created) through the writer's ident
   // cursors; a new ident's records count toward the dirty estimate, in a replay too.
   Status find_or_create_ident(const Value& name, EntityId new_id, EntityId* id, bool* created);
-  void count_ident_puts(const Value& name);  // a new ident's two records, for dirty_estimate
+  // A new ident's two records, for dirty_estimate.
+  void count_ident_puts(const Value& name, bool name_appended);
   Status find_at_tx(EntityId e, EntityId a, const Value& v, Op op, std::vector<Datom>* found);
   Status last_record(EntityId e, EntityId a, const Value& v, std::optional<Datom>* last);
   Status has_record(EntityId e, EntityId a, const Value& v, std::uint64_t tx, Op op, bool* found);

@@ -218,13 +218,15 @@ Status WriteTxn::find_or_create_ident(const Value& name, EntityId new_id, Entity
   IdentCursors cursors;
   DATALOG_RETURN_IF_ERROR(ident_cursors(&cursors));
   DATALOG_RETURN_IF_ERROR(create_ident(cursors, name, new_id, id, created, &name_appends_));
-  if (*created) count_ident_puts(name);
+  // name_appends_ tells whether this name went in at the end of its table (create_ident).
+  if (*created) count_ident_puts(name, name_appends_.appending);
   return Status::OK();
 }
 
-void WriteTxn::count_ident_puts(const Value& name) {
-  count_put(false, 0);  // the name goes where it sorts; the id is appended
-  count_put(true, name.is(ValueKind::Keyword) ? name.as_keyword().size() : sizeof(Uuid));
+void WriteTxn::count_ident_puts(const Value& name, bool name_appended) {
+  const std::size_t bytes = name.is(ValueKind::Keyword) ? name.as_keyword().size() : sizeof(Uuid);
+  count_put(name_appended, bytes);  // the name, at the end or where it sorts
+  count_put(true, bytes);           // the id: ids are handed out in order
 }
 
 // An ident found in LMDB: shared when it was committed before this transaction began (its id
