@@ -168,9 +168,7 @@ struct FactFields {
     std::int64_t x = 0;
     const std::size_t n = get_ordered_int(in.substr(1), &x);
     if (n == 0) return false;
-    d.v = kind == ValueKind::Integer ? Value::integer(x)
-          : kind == ValueKind::Instant ? Value::instant(x)
-                                       : Value::ref(x);
+    d.v = integral_value(kind, x);
     giant.giant = false;
     pos += 1 + n;
     return true;

@@ -51,12 +51,6 @@ Value make_text(ValueKind kind, std::string text) {
 }
 
 // The kinds stored as integers: an integer, instant or ref of x.
-inline Value integral_value(ValueKind kind, std::int64_t x) {
-  return kind == ValueKind::Integer   ? Value::integer(x)
-         : kind == ValueKind::Instant ? Value::instant(x)
-                                      : Value::ref(x);
-}
-
 // Appends runs of plain bytes at once: most texts have no byte that needs escaping.
 void put_escaped(std::string& out, std::string_view text) {
   std::size_t run = 0;

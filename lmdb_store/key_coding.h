@@ -99,6 +99,12 @@ inline std::size_t get_ordered_int(std::string_view in, std::int64_t* x) {
   *x = static_cast<std::int64_t>(u);
   return length;
 }
+// The value of kind Integer, Instant or Ref whose number is x.
+inline Value integral_value(ValueKind kind, std::int64_t x) {
+  return kind == ValueKind::Integer   ? Value::integer(x)
+         : kind == ValueKind::Instant ? Value::instant(x)
+                                      : Value::ref(x);
+}
 inline std::size_t get_ordered_uint(std::string_view in, std::uint64_t* x) {
   if (in.empty()) return 0;
   const auto n = static_cast<std::uint8_t>(in[0]);
