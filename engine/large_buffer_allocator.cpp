@@ -13,8 +13,15 @@ namespace datalog {
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// Blocks below a huge page are mapped in steps of kMediumStep: a 200 KB block aligned to 2 MB
+// would be backed by a whole huge page.
+constexpr std::size_t kMediumStep = std::size_t{64} << 10;
 
-std::size_t mapped_size(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+std::size_t round_up(std::size_t bytes, std::size_t step) { return (bytes + step - 1) / step * step; }
+
+std::size_t mapped_size(std::size_t bytes) {
+  return bytes < kHugePage ? round_up(bytes, kMediumStep) : round_up(bytes, kHugePage);
+}
 
 struct KeptBlock {
   void* block;
@@ -42,6 +49,11 @@ KeptBlocks& kept() {
 // Huge pages need 2 MB-aligned addresses: map a huge page more, then unmap what lies outside
 // the aligned range.
 void* map_aligned(std::size_t size) {
+  if (size < kHugePage) {
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return p;
+  }
   void* p = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   const auto start = reinterpret_cast<std::uintptr_t>(p);

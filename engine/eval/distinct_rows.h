@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/eval/relation.h"
+#include "engine/large_buffer_allocator.h"
 #include "engine/value_hash.h"
 
 namespace datalog::eval {
@@ -83,8 +84,9 @@ class DistinctRows {
   }
 
   RowStore rows_;
-  std::vector<std::size_t> hashes_;   // per row
-  std::vector<std::uint32_t> slots_;  // row numbers; size a power of two, at most half full
+  // Large-buffer allocated, as the rows are: a repeated query faults nothing in again.
+  std::vector<std::size_t, LargeBufferAllocator<std::size_t>> hashes_;   // per row
+  std::vector<std::uint32_t, LargeBufferAllocator<std::uint32_t>> slots_;  // row numbers; size a power of two, at most half full
 };
 
 // The distinct rows of rel's columns cols, as a relation whose variables are names.

@@ -4,7 +4,9 @@
 // Keys sit side by side in one vector and equal keys are chained through another, so building
 // the index allocates a few growing buffers instead of a hash node, a key vector and a list per
 // key (which dominated the profiles of joins over 10K rows). Usage: add() every entry, then
-// build(), then find(). Entries with equal keys come back in the order they were added.
+// build(), then find(). Entries with equal keys come back in the order they were added. The
+// buffers come from the evaluator's large-buffer allocator: an index of 10K keys is megabytes
+// that a repeated query should not fault in again.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/large_buffer_allocator.h"
 #include "engine/value.h"
 #include "engine/value_hash.h"
 
@@ -37,7 +40,7 @@ class KeyIndex {
     mask_ = buckets - 1;
     heads_.assign(buckets, kNone);
     next_.assign(hashes_.size(), kNone);
-    std::vector<std::uint32_t> tails(hashes_.size(), kNone);
+    Buffer<std::uint32_t> tails(hashes_.size(), kNone);
     for (std::uint32_t e = 0; e < hashes_.size(); ++e) {
       std::size_t b = hashes_[e] & mask_;
       while (true) {
@@ -89,11 +92,14 @@ class KeyIndex {
     return true;
   }
 
+  template <class T>
+  using Buffer = std::vector<T, LargeBufferAllocator<T>>;
+
   std::size_t width_;
-  std::vector<Value> keys_;                // width_ values per entry
-  std::vector<std::size_t> hashes_;        // per entry
-  std::vector<std::uint32_t> next_;        // per entry: the next entry with an equal key
-  std::vector<std::uint32_t> heads_;       // open addressing: first entry of each distinct key
+  Buffer<Value> keys_;                // width_ values per entry
+  Buffer<std::size_t> hashes_;        // per entry
+  Buffer<std::uint32_t> next_;        // per entry: the next entry with an equal key
+  Buffer<std::uint32_t> heads_;       // open addressing: first entry of each distinct key
   std::size_t mask_ = 0;
 };
 

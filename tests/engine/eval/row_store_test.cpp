@@ -99,7 +99,7 @@ TEST_CASE("row store: moved and recycled stores start clean", "[relation]") {
   }
 }
 
-TEST_CASE("large buffer allocator: small blocks from new, large ones mapped on huge-page bounds",
+TEST_CASE("large buffer allocator: small blocks from new, large ones mapped and kept",
           "[relation]") {
   release_kept_large_blocks();
   LargeBufferAllocator<Value> alloc;
@@ -107,7 +107,7 @@ TEST_CASE("large buffer allocator: small blocks from new, large ones mapped on h
   const std::size_t large = kLargeBlockBytes / sizeof(Value) * 3;
   Value* a = alloc.allocate(small);
   Value* b = alloc.allocate(large);
-  CHECK(reinterpret_cast<std::uintptr_t>(b) % (std::size_t{2} << 20) == 0);
+  CHECK(reinterpret_cast<std::uintptr_t>(b) % 4096 == 0);  // a mapping of its own
   // Every byte of the large block is writable, up to its last element.
   for (std::size_t i = 0; i < large; i += 4096 / sizeof(Value)) new (&b[i]) Value(Value::integer(1));
   new (&b[large - 1]) Value(Value::integer(7));
@@ -126,6 +126,18 @@ TEST_CASE("large buffer allocator: small blocks from new, large ones mapped on h
   alloc.deallocate(again, large);
   release_kept_large_blocks();
   CHECK(kept_large_block_bytes() == 0);
+}
+
+TEST_CASE("large buffer allocator: blocks of 2 MB and more sit on huge-page bounds", "[relation]") {
+  release_kept_large_blocks();
+  LargeBufferAllocator<char> alloc;
+  const std::size_t huge = (std::size_t{2} << 20) + 1;
+  char* p = alloc.allocate(huge);
+  CHECK(reinterpret_cast<std::uintptr_t>(p) % (std::size_t{2} << 20) == 0);
+  p[huge - 1] = 1;
+  alloc.deallocate(p, huge);
+  CHECK(kept_large_block_bytes() == std::size_t{4} << 20);  // two huge pages
+  release_kept_large_blocks();
 }
 
 TEST_CASE("large buffer allocator: kept blocks stay within their bound, oldest given back first",
