@@ -68,6 +68,8 @@ EvalContext::~EvalContext() {
 }
 
 Status EvalContext::poll_interrupt() {
+  DATALOG_RETURN_IF_ERROR(check_memory());
+  if (!interrupted_) return Status::OK();
   const auto now = std::chrono::steady_clock::now();
   if (now - last_poll_ < kPollEvery) return Status::OK();
   last_poll_ = now;

@@ -85,10 +85,12 @@ class EvalContext {
 
   void set_interrupt(std::function<bool()> check) { interrupted_ = std::move(check); }
   // Returns Interrupted when the caller asked to stop, or the memory limit's error when the
-  // query holds more than its budget; cheap enough for inner loops.
+  // query holds more than its budget; cheap enough for inner loops. Both are looked at once
+  // every kInterruptCheckEvery calls: the memory counters are thread-local in a shared library,
+  // a call to reach them, and a relation's buffers are refused at their allocation anyway
+  // (QueryMemory::reserve); a query is checked once more as it ends (check_memory).
   Status check_interrupt() {
-    DATALOG_RETURN_IF_ERROR(check_memory());
-    if (!interrupted_ || (++interrupt_tick_ % kInterruptCheckEvery) != 0) return Status::OK();
+    if ((++interrupt_tick_ % kInterruptCheckEvery) != 0) return Status::OK();
     return poll_interrupt();
   }
   // extra: bytes about to be made, counted as if held.
@@ -140,7 +142,7 @@ class EvalContext {
   std::size_t ceiling_before_ = 0, ceiling_ = 0;  // QueryMemory's ceiling around this query
   std::function<bool()> interrupted_;
   ExternalFunctions* external_ = nullptr;
-  // The clock is read once every kInterruptCheckEvery calls of check_interrupt (eval_context.cpp).
+  // Memory and the clock are read once every kInterruptCheckEvery calls of check_interrupt.
   static constexpr std::uint32_t kInterruptCheckEvery = 128;
   Status poll_interrupt();
   std::uint32_t interrupt_tick_ = 0;

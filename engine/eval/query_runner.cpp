@@ -296,7 +296,10 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   if (!options.trace && aggregates_only(query)) {
     std::unique_ptr<QueryStream> stream;
     DATALOG_RETURN_IF_ERROR(QueryStream::open_bindings(graph, query, inputs, options, &stream));
-    if (stream) return project_aggregates(stream->context(), stream->query(), *stream, &result->rows);
+    if (stream) {
+      DATALOG_RETURN_IF_ERROR(project_aggregates(stream->context(), stream->query(), *stream, &result->rows));
+      return stream->context().check_memory();  // check_interrupt looks only now and then
+    }
   }
 
   TimeView view;
@@ -343,7 +346,8 @@ Status run_query(GraphReader& graph, const ast::Query& query, const std::vector<
   DATALOG_RETURN_IF_ERROR(begin_step_memo(ctx, query, rules, inputs, start, options, &memo, &call));
   body.use_memo(memo, call);
   DATALOG_RETURN_IF_ERROR(body.evaluate(bound.where, std::move(start), &bindings));
-  return project_find(ctx, bound, bindings, &result->rows);
+  DATALOG_RETURN_IF_ERROR(project_find(ctx, bound, bindings, &result->rows));
+  return ctx.check_memory();  // check_interrupt looks only now and then
 }
 
 }  // namespace datalog::eval

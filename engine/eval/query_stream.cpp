@@ -287,7 +287,7 @@ Status QueryStream::next(Row* row, bool* done) {
   RowView binding;
   bool found = false;
   DATALOG_RETURN_IF_ERROR(next_binding(&binding, &found));
-  if (!found) return Status::OK();
+  if (!found) return ctx_->check_memory();  // check_interrupt looks only now and then
   if (++produced_ > ctx_->limits().max_results) {
     return max_results_exceeded(ctx_->limits());
   }
