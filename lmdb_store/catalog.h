@@ -95,12 +95,15 @@ class IndexTxTimes final : public TxTimes {
     committed_ = committed;
     cache_id_ = cache;
     state_ = state;
-    if (!same_state) slots_.fill(Slot{});
+    if (!same_state) {
+      slots_.fill(Slot{});
+      forget_last();
+    }
   }
-  bool time_of(std::uint64_t tx, std::int64_t* ms) override;
   const Tables* tables() const { return t_; }
 
  private:
+  bool look_up(std::uint64_t tx, std::int64_t* ms) override;
   struct Slot {
     std::uint64_t tx = 0;  // 0: empty (no datom has transaction 0)
     std::int64_t ms = 0;

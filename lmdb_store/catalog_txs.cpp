@@ -28,7 +28,7 @@ Status read_tx_info(MDB_txn* txn, const Tables& t, std::uint64_t tx, std::option
   return Status::OK();
 }
 
-bool IndexTxTimes::time_of(std::uint64_t tx, std::int64_t* ms) {
+bool IndexTxTimes::look_up(std::uint64_t tx, std::int64_t* ms) {
   Slot& slot = slots_[tx % slots_.size()];
   if (slot.tx == tx && tx != 0) {
     *ms = slot.ms;

@@ -114,13 +114,6 @@ void encode_valid_to(std::string& out, std::int64_t valid_to) {
   if (valid_to != kForever) put_i64(out, valid_to);
 }
 
-std::size_t fact_length(std::string_view key) {
-  if (key.empty()) return 0;
-  const std::size_t suffix = static_cast<std::uint8_t>(key.back());
-  if (suffix + 1 >= key.size()) return 0;
-  return key.size() - 1 - suffix;
-}
-
 std::size_t counted_prefix_length(IndexId index, std::string_view key) {
   const std::size_t first = key.empty() ? 0 : ordered_int_length(static_cast<std::uint8_t>(key[0]));
   if (first == 0) return 0;

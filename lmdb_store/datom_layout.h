@@ -44,7 +44,13 @@ inline constexpr std::size_t kMaxTxSuffix = 9 + 1 + 9 + 1;  // tx op vf n, at th
 inline constexpr std::size_t kMaxIdBytes = 9;                // an ordered id at its longest
 
 // The length of key's fact part (everything before "tx op vf n"); 0 when key is malformed.
-std::size_t fact_length(std::string_view key);
+// Inline: a scan asks twice per record.
+inline std::size_t fact_length(std::string_view key) {
+  if (key.empty()) return 0;
+  const std::size_t suffix = static_cast<std::uint8_t>(key.back());
+  if (suffix + 1 >= key.size()) return 0;
+  return key.size() - 1 - suffix;
+}
 // The length of the key prefix whose first appearance statistics count: the entity (eavt), the
 // (attribute, entity) pair (aevt), the (attribute, value) pair (avet); 0 for vaet or when
 // malformed.
@@ -73,8 +79,27 @@ void encode_tx_suffix(std::string& out, std::uint64_t tx, Op op, std::int64_t va
 class TxTimes {
  public:
   virtual ~TxTimes() = default;
-  // False when tx has no time (a damaged or foreign index).
-  virtual bool time_of(std::uint64_t tx, std::int64_t* ms) = 0;
+  // False when tx has no time (a damaged or foreign index). The last answer is kept here,
+  // without a virtual call: a scan's records come in long runs of one transaction.
+  bool time_of(std::uint64_t tx, std::int64_t* ms) {
+    if (tx == last_tx_ && tx != 0) {  // no datom has transaction 0
+      *ms = last_ms_;
+      return true;
+    }
+    if (!look_up(tx, ms)) return false;
+    last_tx_ = tx;
+    last_ms_ = *ms;
+    return true;
+  }
+
+ protected:
+  virtual bool look_up(std::uint64_t tx, std::int64_t* ms) = 0;
+  // For an implementation whose answers change (another state of the graph).
+  void forget_last() { last_tx_ = 0; }
+
+ private:
+  std::uint64_t last_tx_ = 0;
+  std::int64_t last_ms_ = 0;
 };
 // Appended to a fact part: sorts after every record of the fact.
 inline constexpr char kAfterFact = '\xff';

@@ -234,7 +234,7 @@ std::int64_t WriteTxn::time_of_tx(std::uint64_t tx) {
   return info->time_ms;
 }
 
-bool WriteTxn::OwnTxTimes::time_of(std::uint64_t tx, std::int64_t* ms) {
+bool WriteTxn::OwnTxTimes::look_up(std::uint64_t tx, std::int64_t* ms) {
   *ms = w_.time_of_tx(tx);
   return *ms != kUnknownTxTime;
 }

@@ -194,9 +194,9 @@ class WriteTxn {
   class OwnTxTimes final : public TxTimes {
    public:
     explicit OwnTxTimes(WriteTxn& w) : w_(w) {}
-    bool time_of(std::uint64_t tx, std::int64_t* ms) override;
 
    private:
+    bool look_up(std::uint64_t tx, std::int64_t* ms) override;
     WriteTxn& w_;
   };
   Status rollback_all();

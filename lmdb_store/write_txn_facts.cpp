@@ -25,8 +25,7 @@ void encode_fact_op_prefix(std::string& out, EntityId e, EntityId a, const Value
 // For decoding a record when its valid-from is not wanted: a valid-from left out as its
 // transaction's time decodes as 0.
 class TimeNotNeeded final : public TxTimes {
- public:
-  bool time_of(std::uint64_t, std::int64_t* ms) override {
+  bool look_up(std::uint64_t, std::int64_t* ms) override {
     *ms = 0;
     return true;
   }

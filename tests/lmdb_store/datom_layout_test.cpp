@@ -17,7 +17,7 @@ constexpr std::int64_t kTxTime = 1'796'000'000'000;
 
 struct FixedTimes final : TxTimes {
   std::map<std::uint64_t, std::int64_t> times;
-  bool time_of(std::uint64_t tx, std::int64_t* ms) override {
+  bool look_up(std::uint64_t tx, std::int64_t* ms) override {
     auto it = times.find(tx);
     if (it == times.end()) return false;
     *ms = it->second;
