@@ -101,72 +101,80 @@ ScanPlan plan_scan(const ScanShape& fixed, const GraphStats& graph, const Attrib
   return best;
 }
 
-namespace {
-
-std::string id_bytes(EntityId id) {
-  std::string s;
-  put_ordered_int(s, id);
-  return s;
-}
-
-void add_prefix(std::vector<KeyRange>& out, std::string prefix) {
-  std::string end = prefix_successor(prefix);
-  out.push_back(KeyRange{std::move(prefix), std::move(end)});
-}
-
-}  // namespace
-
 void scan_key_ranges(const ScanPlan& plan, const ScanKeys& keys, std::vector<KeyRange>* ranges) {
   std::vector<KeyRange>& out = *ranges;
-  out.clear();
-  out.reserve(std::max<std::size_t>({1, keys.values.size(), keys.value_ranges.size()}));
+  // The ranges are written over in place: their strings keep their room from call to call (a
+  // point query or a closure walk starts a scan per lookup).
+  std::size_t used = 0;
+  const auto next_from = [&]() -> std::string& {
+    if (used == out.size()) out.emplace_back();
+    KeyRange& r = out[used++];
+    r.from.clear();
+    r.to.clear();
+    return r.from;
+  };
+  const auto to_whole_prefix = [&] {  // the last range: every key that starts with its from
+    KeyRange& r = out[used - 1];
+    r.to = r.from;
+    advance_to_successor(r.to);
+  };
   const ScanShape& use = plan.use;
   switch (plan.index) {
     case ScanIndex::Full:
-      out.push_back(KeyRange{});
+      next_from();
       break;
-    case ScanIndex::Eavt: {
-      std::string prefix = id_bytes(*keys.e);
-      if (!use.a) {
-        add_prefix(out, std::move(prefix));
-      } else if (!use.v) {
-        add_prefix(out, prefix + id_bytes(*keys.a));
-      } else {
-        for (const Value& value : keys.values) {
-          std::string p = prefix + id_bytes(*keys.a);
-          encode_value(p, value);
-          add_prefix(out, std::move(p));
-        }
+    case ScanIndex::Eavt:
+      if (!use.a || !use.v) {
+        std::string& p = next_from();
+        put_ordered_int(p, *keys.e);
+        if (use.a) put_ordered_int(p, *keys.a);
+        to_whole_prefix();
+        break;
+      }
+      for (const Value& value : keys.values) {
+        std::string& p = next_from();
+        put_ordered_int(p, *keys.e);
+        put_ordered_int(p, *keys.a);
+        encode_value(p, value);
+        to_whole_prefix();
       }
       break;
-    }
     case ScanIndex::Aevt:
-      add_prefix(out, id_bytes(*keys.a));
+      put_ordered_int(next_from(), *keys.a);
+      to_whole_prefix();
       break;
-    case ScanIndex::Avet: {
-      const std::string prefix = id_bytes(*keys.a);
+    case ScanIndex::Avet:
       if (use.v) {
         for (const Value& value : keys.values) {
-          std::string p = prefix;
+          std::string& p = next_from();
+          put_ordered_int(p, *keys.a);
           encode_value(p, value);
-          add_prefix(out, std::move(p));
+          to_whole_prefix();
         }
       } else if (use.v_range) {
         for (const KeyRange& r : keys.value_ranges) {
           if (!(r.from < r.to)) continue;
-          out.push_back(KeyRange{prefix + r.from, prefix + r.to});
+          std::string& p = next_from();
+          put_ordered_int(p, *keys.a);
+          KeyRange& range = out[used - 1];
+          range.to = p;
+          p += r.from;
+          range.to += r.to;
         }
       } else {
-        add_prefix(out, prefix);
+        put_ordered_int(next_from(), *keys.a);
+        to_whole_prefix();
       }
       break;
-    }
     case ScanIndex::Vaet:
       for (const Value& value : keys.values) {
-        if (value.is(ValueKind::Ref)) add_prefix(out, id_bytes(value.as_ref()));
+        if (!value.is(ValueKind::Ref)) continue;
+        put_ordered_int(next_from(), value.as_ref());
+        to_whole_prefix();
       }
       break;
   }
+  out.resize(used);
 }
 
 KeyRange value_key_range(const ValueRange& range) {

@@ -1,5 +1,6 @@
 #include "engine/eval/closure.h"
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <unordered_set>
@@ -95,6 +96,20 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
   DatomFilter edges;
   edges.a = attribute;
   Status inner;
+  std::int64_t produced = 0;
+  const auto each = [&](const Datom& d) {
+    ++produced;
+    if (!reached.insert(d.v).second) return true;
+    std::optional<EntityId> id;
+    inner = ctx.as_entity_uncached(d.v, &id);  // each value once: no use caching it
+    if (!inner.ok()) return false;
+    keys.push_back(EvalContext::join_key(d.v, id));
+    if (id) next.push_back(*id);
+    return true;
+  };
+  // Made once, around a reference: a std::function of the lambda itself is a heap block per
+  // scan, and the walk scans once per node.
+  const std::function<bool(const Datom&)> visit = std::ref(each);
   // A level is counted for every set of values reached, entities or not, as a round of rule
   // evaluation would count it: the limit on iterations means the same with or without the walk.
   std::size_t level_values = 1;  // the start
@@ -103,21 +118,12 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
       return max_iterations_exceeded(limits);
     }
     DATALOG_RETURN_IF_ERROR(ctx.check_interrupt());
-    std::int64_t produced = 0;
+    produced = 0;
     const std::size_t keys_before = keys.size();
     next.clear();
     for (const EntityId e : frontier) {
       edges.e = e;
-      DATALOG_RETURN_IF_ERROR(ctx.graph().scan(edges, ctx.view(), [&](const Datom& d) {
-        ++produced;
-        if (!reached.insert(d.v).second) return true;
-        std::optional<EntityId> id;
-        inner = ctx.as_entity_uncached(d.v, &id);  // each value once: no use caching it
-        if (!inner.ok()) return false;
-        keys.push_back(EvalContext::join_key(d.v, id));
-        if (id) next.push_back(*id);
-        return true;
-      }));
+      DATALOG_RETURN_IF_ERROR(ctx.graph().scan(edges, ctx.view(), visit));
       DATALOG_RETURN_IF_ERROR(inner);
     }
     if (produced > limits.max_derived_facts) {
