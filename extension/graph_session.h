@@ -27,6 +27,7 @@
 #include "engine/schema.h"
 #include "extension/graph_log.h"
 #include "extension/interrupt_probe.h"
+#include "lmdb_store/graph_access.h"
 #include "lmdb_store/graph_env.h"
 #include "lmdb_store/read_view.h"
 #include "lmdb_store/mdb_status.h"
@@ -56,6 +57,8 @@ class GraphSession {
   const std::shared_ptr<store::GraphEnv>& shared_env() const { return env_; }
   // The interrupt probe's statements on this session's connection (interrupt_probe.h).
   ProbeStatements& probe_statements() { return probe_statements_; }
+  // The scan that this session's readings reuse from call to call (GraphAccess::use_spare).
+  store::SpareScan& spare_scan() { return spare_scan_; }
 
   // The table has a log and the index belongs to it (checked once; a stale index is claimed and
   // rebuilt). Run before the first read or write, and by CREATE VIRTUAL TABLE.
@@ -148,6 +151,7 @@ class GraphSession {
   std::size_t write_page_bytes_ = std::size_t{kDefaultWriteMemoryMb} << 20;
   std::unique_ptr<GraphLog> log_;
   ProbeStatements probe_statements_;
+  store::SpareScan spare_scan_;
   std::string database_path_, derived_index_path_;
   bool owner_checked_ = false;
   store::Status last_index_error_;

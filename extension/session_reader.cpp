@@ -24,11 +24,13 @@ Status GraphReading::start(GraphSession& session) {
   if (writer && !writer->failure().ok()) return writer->failure();
   if (writer && writer->open()) {
     access_.emplace(session.env(), *writer);
+    access_->use_spare(&session.spare_scan());
     return Status::OK();
   }
   DATALOG_RETURN_IF_ERROR(session.prepare_read(&visible_, &snapshot_));
   if (!snapshot_) DATALOG_RETURN_IF_ERROR(session.share_snapshot(&snapshot_));
   access_.emplace(*snapshot_);
+  access_->use_spare(&session.spare_scan());
   access_->set_visible_through(visible_.tx, visible_.seq);
   return Status::OK();
 }

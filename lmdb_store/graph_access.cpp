@@ -99,6 +99,9 @@ class FilteredScan final : public DatomCursor {
   DatomScan scan_;
 };
 
+SpareScan::SpareScan() = default;
+SpareScan::~SpareScan() = default;
+
 GraphAccess::GraphAccess(GraphEnv& env, MDB_txn* snapshot) : env_(env), snapshot_(snapshot) {}
 GraphAccess::GraphAccess(const ReadSnapshot& snapshot) : env_(snapshot.env()), snapshot_(snapshot.txn()) {}
 GraphAccess::GraphAccess(GraphEnv& env, WriteTxn& writer) : env_(env), writer_(&writer) {}
@@ -124,18 +127,19 @@ Status GraphAccess::scan(const DatomFilter& f, const TimeView& view,
                          const std::function<bool(const Datom&)>& each) {
   std::unique_ptr<FilteredScan> own;
   FilteredScan* s = nullptr;
-  if (spare_in_use_) {
+  SpareScan& spare = *spare_;
+  if (spare.in_use_) {
     own = std::make_unique<FilteredScan>();
     s = own.get();
   } else {
-    if (!spare_scan_) spare_scan_ = std::make_unique<FilteredScan>();
-    s = spare_scan_.get();
-    spare_in_use_ = true;
+    if (!spare.scan_) spare.scan_ = std::make_unique<FilteredScan>();
+    s = spare.scan_.get();
+    spare.in_use_ = true;
   }
   struct Release {
     bool* in_use;
     ~Release() { if (in_use) *in_use = false; }
-  } release{own ? nullptr : &spare_in_use_};
+  } release{own ? nullptr : &spare.in_use_};
   // The scan ends within this call, so it may read through the snapshot's kept cursors.
   DATALOG_RETURN_IF_ERROR(s->start(env_, txn(), f, plan_for(f), bounded(view), committed_cache(),
                                    writer_ ? nullptr : &snapshot_cursors_));

@@ -26,6 +26,23 @@ namespace datalog::store {
 class FilteredScan;  // graph_access.cpp
 class ReadSnapshot;  // read_view.h
 
+// A scan kept by an owner that outlives its GraphAccess objects (a graph's session: a query
+// table makes a GraphAccess per call), so that scan() starts it again with its buffers instead
+// of allocating them per call. One user at a time: a scan started from inside another's
+// callback makes its own.
+class SpareScan {
+ public:
+  SpareScan();
+  ~SpareScan();
+  SpareScan(const SpareScan&) = delete;
+  SpareScan& operator=(const SpareScan&) = delete;
+
+ private:
+  friend class GraphAccess;
+  std::unique_ptr<FilteredScan> scan_;
+  bool in_use_ = false;
+};
+
 class GraphAccess final : public GraphWriter {
  public:
   GraphAccess(GraphEnv& env, MDB_txn* snapshot);
@@ -58,6 +75,8 @@ class GraphAccess final : public GraphWriter {
     visible_through_ = tx;
     rules_through_ = seq;
   }
+  // scan() reuses kept's scan (it must outlive this object) instead of one of its own.
+  void use_spare(SpareScan* kept) { spare_ = kept; }
 
   std::uint64_t tx() const override;
   std::int64_t tx_time_ms() const override;
@@ -95,9 +114,9 @@ class GraphAccess final : public GraphWriter {
   // Readers keep theirs per thread and committed state (plan_memo.h), across statements.
   PlanMemo writer_plans_;
   // Reused by consecutive scan() calls (a closure walk makes one per node), so its buffers are
-  // allocated once; a scan started from inside another's callback gets its own.
-  std::unique_ptr<FilteredScan> spare_scan_;
-  bool spare_in_use_ = false;
+  // allocated once: this object's own, or one its owner keeps across calls (use_spare).
+  SpareScan own_spare_;
+  SpareScan* spare_ = &own_spare_;
   SnapshotCursors snapshot_cursors_;  // used by scan() on a read snapshot
 };
 

@@ -3,10 +3,11 @@
 #include <functional>
 #include <optional>
 #include <string_view>
-#include <unordered_set>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "engine/eval/distinct_rows.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/value_hash.h"
 
@@ -87,7 +88,7 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
             std::int64_t* levels) {
   const Limits& limits = ctx.limits();
   const Value start_key = ctx.join_key(start);
-  std::unordered_set<Value, ValueHash> reached;
+  DistinctRows reached;  // flat: no heap block per value, as a node set would make
   std::vector<Value> keys;                   // join keys of the reached values
   std::vector<EntityId> frontier, next;      // reached entities whose edges are still unread
   std::optional<EntityId> start_entity;
@@ -99,7 +100,8 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
   std::int64_t produced = 0;
   const auto each = [&](const Datom& d) {
     ++produced;
-    if (!reached.insert(d.v).second) return true;
+    Value copy = d.v;
+    if (!reached.insert_moved(std::span<Value>(&copy, 1))) return true;
     std::optional<EntityId> id;
     inner = ctx.as_entity_uncached(d.v, &id);  // each value once: no use caching it
     if (!inner.ok()) return false;
@@ -135,6 +137,7 @@ Status walk(EvalContext& ctx, EntityId attribute, const Value& start, TupleSet* 
     level_values = keys.size() - keys_before;
     frontier.swap(next);
   }
+  out->reserve(keys.size());
   for (Value& node : keys) out->insert(Row{start_key, std::move(node)});
   return Status::OK();
 }

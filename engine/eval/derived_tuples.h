@@ -30,6 +30,7 @@ class TupleSet {
     return fresh;
   }
   bool contains(const Row& row) const { return rows_.count(row) > 0; }
+  void reserve(std::size_t rows) { rows_.reserve(rows); }
   std::size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
   auto begin() const { return rows_.begin(); }
