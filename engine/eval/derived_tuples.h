@@ -39,6 +39,7 @@ class TupleSet {
     for (const Row& r : other) insert(r);
   }
 
+  bool has_index(std::uint64_t mask) const { return indexes_.count(mask) > 0; }
   // The tuples by the values at the positions set in mask (bit i = position i).
   const Index& index(std::uint64_t mask) const {
     auto it = indexes_.find(mask);

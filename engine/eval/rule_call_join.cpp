@@ -42,29 +42,49 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
   for (std::size_t i = 0; i < args.size() && i < 64; ++i) {
     if (args[i].kind == TermRole::Kind::Constant || args[i].kind == TermRole::Kind::Bound) mask |= std::uint64_t{1} << i;
   }
-  const TupleSet::Index& index = tuples->index(mask);
   Row key;
-  for (RowView row : rel.rows) {
-    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+  const auto key_of_row = [&](RowView row) {
     key.clear();
     for (const TermRole& a : args) {
       if (a.kind == TermRole::Kind::Constant) key.push_back(a.constant);
       if (a.kind == TermRole::Kind::Bound) key.push_back(ctx_.join_key(row[static_cast<std::size_t>(a.column)]));
     }
+  };
+  const auto extend = [&](RowView row, const Row& t) {
+    std::span<Value> next = out.rows.push_back_widened(row, out.vars.size());
+    bool ok = true;
+    for (std::size_t i = 0; i < args.size() && ok; ++i) {
+      if (args[i].kind == TermRole::Kind::Free) next[static_cast<std::size_t>(args[i].column)] = t[i];
+      if (args[i].kind == TermRole::Kind::Repeat) {
+        ok = ctx_.join_key(next[static_cast<std::size_t>(args[i].column)]) == ctx_.join_key(t[i]);
+      }
+    }
+    if (!ok) out.rows.pop_back();
+  };
+  if (rel.rows.size() == 1 && args.size() <= 64 && !tuples->has_index(mask)) {
+    // One row (a call with constants, as a body's first clause): one pass over the tuples costs
+    // less than the index it would probe once. The tuples come in the index's order.
+    const RowView row = rel.rows[0];
+    key_of_row(row);
+    for (const Row& t : *tuples) {
+      DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+      std::size_t k = 0;
+      bool match = true;
+      for (std::size_t i = 0; i < args.size() && match; ++i) {
+        if (mask & (std::uint64_t{1} << i)) match = t[i] == key[k++];
+      }
+      if (match) extend(row, t);
+    }
+    rel = std::move(out);
+    return Status::OK();
+  }
+  const TupleSet::Index& index = tuples->index(mask);
+  for (RowView row : rel.rows) {
+    DATALOG_RETURN_IF_ERROR(ctx_.check_interrupt());
+    key_of_row(row);
     auto it = index.find(key);
     if (it == index.end()) continue;
-    for (const Row* tuple : it->second) {
-      const Row& t = *tuple;
-      std::span<Value> next = out.rows.push_back_widened(row, out.vars.size());
-      bool ok = true;
-      for (std::size_t i = 0; i < args.size() && ok; ++i) {
-        if (args[i].kind == TermRole::Kind::Free) next[static_cast<std::size_t>(args[i].column)] = t[i];
-        if (args[i].kind == TermRole::Kind::Repeat) {
-          ok = ctx_.join_key(next[static_cast<std::size_t>(args[i].column)]) == ctx_.join_key(t[i]);
-        }
-      }
-      if (!ok) out.rows.pop_back();
-    }
+    for (const Row* tuple : it->second) extend(row, *tuple);
   }
   rel = std::move(out);
   return Status::OK();
