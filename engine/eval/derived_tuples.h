@@ -39,7 +39,14 @@ class TupleSet {
     for (const Row& r : other) insert(r);
   }
 
-  bool has_index(std::uint64_t mask) const { return indexes_.count(mask) > 0; }
+  // Whether one probe should pass over the tuples instead of building the index on mask: only
+  // the first time, and only while no such index exists. A set probed again (a recursive rule's
+  // full set, iteration after iteration) gets its index, which later inserts keep up to date.
+  bool first_probe_without_index(std::uint64_t mask) const {
+    if (probed_without_index_ || indexes_.count(mask) > 0) return false;
+    probed_without_index_ = true;
+    return true;
+  }
   // The tuples by the values at the positions set in mask (bit i = position i).
   const Index& index(std::uint64_t mask) const {
     auto it = indexes_.find(mask);
@@ -61,6 +68,7 @@ class TupleSet {
 
   std::unordered_set<Row, RowHash> rows_;  // node-based: element addresses are stable
   mutable std::unordered_map<std::uint64_t, Index> indexes_;
+  mutable bool probed_without_index_ = false;
 };
 
 class DerivedLookup {

@@ -61,7 +61,7 @@ Status BodyEvaluator::apply_rule_call(const ast::RuleCall& call, Relation& rel) 
     }
     if (!ok) out.rows.pop_back();
   };
-  if (rel.rows.size() == 1 && args.size() <= 64 && !tuples->has_index(mask)) {
+  if (rel.rows.size() == 1 && args.size() <= 64 && tuples->first_probe_without_index(mask)) {
     // One row (a call with constants, as a body's first clause): one pass over the tuples costs
     // less than the index it would probe once. The tuples come in the index's order.
     const RowView row = rel.rows[0];
