@@ -16,6 +16,7 @@
 #include "extension/query_arguments.h"
 #include "extension/query_results.h"
 #include "extension/sql_values.h"
+#include "extension/terminated_text.h"
 
 namespace datalog::ext {
 
@@ -71,7 +72,7 @@ class ArgumentCopy {
     switch (type_) {
       case SQLITE_INTEGER: sqlite3_result_int64(ctx, integer_); break;
       case SQLITE_FLOAT: sqlite3_result_double(ctx, real_); break;
-      case SQLITE_TEXT: sqlite3_result_text(ctx, bytes_.data(), n, SQLITE_TRANSIENT); break;
+      case SQLITE_TEXT: result_terminated_text(ctx, bytes_, SQLITE_TRANSIENT); break;
       case SQLITE_BLOB: sqlite3_result_blob(ctx, bytes_.data(), n, SQLITE_TRANSIENT); break;
       default: sqlite3_result_null(ctx); break;
     }
@@ -506,7 +507,7 @@ int query_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
         std::string text;
         const Status st = c->results.row_edn(&text);
         if (!st.ok()) return report(cur->pVtab, st);
-        sqlite3_result_text(ctx, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+        result_terminated_text(ctx, text, SQLITE_TRANSIENT);
         break;
       }
       default:

@@ -22,6 +22,7 @@
 #include "extension/graph_session.h"
 #include "extension/sql_values.h"
 #include "extension/store_plan.h"
+#include "extension/terminated_text.h"
 #include "extension/table_arguments.h"
 #include "lmdb_store/graph_access.h"
 #include "lmdb_store/read_view.h"
@@ -308,8 +309,7 @@ int store_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
       case kA: result_entity(ctx, d.a, namer(c)); break;
       case kV: result_value(ctx, d.v, namer(c)); break;
       case kVtype: {
-        const std::string_view name = kind_name(d.v.kind());
-        sqlite3_result_text(ctx, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+        result_terminated_text(ctx, kind_name(d.v.kind()), SQLITE_STATIC);  // a string literal
         break;
       }
       case kTx: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(d.tx)); break;

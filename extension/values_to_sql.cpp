@@ -4,6 +4,7 @@
 #include "engine/time_text.h"
 #include "engine/uuid_text.h"
 #include "extension/errors.h"
+#include "extension/terminated_text.h"
 
 namespace datalog::ext {
 
@@ -80,7 +81,7 @@ void result_form(sqlite3_context* ctx, const SqlForm& f) {
     case SqlForm::Null: sqlite3_result_null(ctx); return;
     case SqlForm::Integer: sqlite3_result_int64(ctx, f.integer); return;
     case SqlForm::Real: sqlite3_result_double(ctx, f.real); return;
-    case SqlForm::Text: sqlite3_result_text(ctx, f.text.data(), size, SQLITE_TRANSIENT); return;
+    case SqlForm::Text: result_terminated_text(ctx, f.text, SQLITE_TRANSIENT); return;
     case SqlForm::Blob: sqlite3_result_blob(ctx, f.text.data(), size, SQLITE_TRANSIENT); return;
   }
 }
@@ -98,8 +99,7 @@ void result_named_entity(sqlite3_context* ctx, EntityId id, const Value* name, b
   if (name_is_shared && name && name->is(ValueKind::Keyword)) {
     // The text stays where it is while the graph is open, which outlasts every statement
     // reading this table: SQLite may point at it instead of copying it.
-    const std::string& text = name->as_keyword();
-    sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+    result_terminated_text(ctx, name->as_keyword(), SQLITE_STATIC);
     return;
   }
   SqlForm f;
@@ -115,8 +115,7 @@ void result_entity(sqlite3_context* ctx, EntityId id, const IdentNamer& name_of)
 }
 
 void result_instant(sqlite3_context* ctx, std::int64_t ms) {
-  const std::string text = format_instant(ms);
-  sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  result_terminated_text(ctx, format_instant(ms), SQLITE_TRANSIENT);
 }
 
 void result_value(sqlite3_context* ctx, const Value& v, const IdentNamer& name_of) {
@@ -139,7 +138,7 @@ int bind_value(sqlite3_stmt* stmt, int index, const Value& v, const IdentNamer& 
     case SqlForm::Null: return sqlite3_bind_null(stmt, index);
     case SqlForm::Integer: return sqlite3_bind_int64(stmt, index, f.integer);
     case SqlForm::Real: return sqlite3_bind_double(stmt, index, f.real);
-    case SqlForm::Text: return sqlite3_bind_text(stmt, index, f.text.data(), size, SQLITE_TRANSIENT);
+    case SqlForm::Text: return bind_terminated_text(stmt, index, f.text, SQLITE_TRANSIENT);
     case SqlForm::Blob: return sqlite3_bind_blob(stmt, index, f.text.data(), size, SQLITE_TRANSIENT);
   }
   return SQLITE_MISUSE;
