@@ -77,9 +77,17 @@ bool same_file(const std::string& a, const std::string& b) {
   return !folder_a.empty() && folder_a == folder_b && base_name(a) == base_name(b);
 }
 
-// The file of the connection's databases (and their journals) that path is, if any.
-std::string database_file_named(sqlite3* db, const std::string& path) {
+// The files of the connection's databases. sqlite3_db_name (SQLite 3.39) lists them without a
+// statement: preparing one over pragma_database_list was a tenth of the time to open a graph.
+std::vector<std::string> database_files(sqlite3* db) {
   std::vector<std::string> files;
+  if (sqlite3_libversion_number() >= 3039000) {
+    for (int i = 0; const char* schema = sqlite3_db_name(db, i); ++i) {
+      const char* file = sqlite3_db_filename(db, schema);
+      if (file && *file) files.emplace_back(file);
+    }
+    return files;
+  }
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db, "SELECT file FROM pragma_database_list", -1, &stmt, nullptr) == SQLITE_OK) {
     while (sqlite3_step(stmt) == SQLITE_ROW) {
@@ -88,7 +96,12 @@ std::string database_file_named(sqlite3* db, const std::string& path) {
     }
   }
   sqlite3_finalize(stmt);
-  for (const std::string& file : files) {
+  return files;
+}
+
+// The file of the connection's databases (and their journals) that path is, if any.
+std::string database_file_named(sqlite3* db, const std::string& path) {
+  for (const std::string& file : database_files(db)) {
     for (const char* suffix : {"", "-wal", "-journal", "-shm"}) {
       if (same_file(path, file + suffix)) return file + suffix;
     }
