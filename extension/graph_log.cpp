@@ -139,6 +139,36 @@ Status GraphLog::uuid(std::string* out) {
   return Status::OK();
 }
 
+Status GraphLog::identity(bool* exists, std::string* uuid) {
+  sqlite3_stmt* stmt = nullptr;
+  const std::string sql = fmt::format(
+      "SELECT EXISTS (SELECT 1 FROM {}.sqlite_schema WHERE type = 'table' AND name = ?), "
+      "(SELECT value FROM {} WHERE key = 'uuid')",
+      quote_identifier(schema_), shadow(schema_, table_, "meta"));
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+    // No "<table>_meta" (a table of the first storage format): the questions one at a time.
+    sqlite3_finalize(stmt);
+    DATALOG_RETURN_IF_ERROR(this->exists(exists));
+    return *exists ? this->uuid(uuid) : Status::OK();
+  }
+  const std::string name = table_ + "_log";
+  sqlite3_bind_text(stmt, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW) {
+    *exists = sqlite3_column_int(stmt, 0) != 0;
+    if (sqlite3_column_type(stmt, 1) == SQLITE_TEXT) {
+      *uuid = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
+    }
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_ROW) return sql_error(rc, "cannot read the graph's identity");
+  if (*exists && uuid->empty()) {
+    return Status(StatusCode::Corrupt,
+                  fmt::format("graph table {}.{} has no uuid in {}_meta", schema_, table_, table_));
+  }
+  return Status::OK();
+}
+
 Status GraphLog::tip(Tip* out, std::uint64_t index_state) {
   // The data version is current only inside a read transaction of the schema (a statement of
   // the temp schema may hold none of main's): otherwise it may miss another connection's commit.

@@ -53,6 +53,9 @@ class GraphLog {
   store::Status exists(bool* out);
   // The graph's identity, from "<table>_meta".
   store::Status uuid(std::string* out);
+  // Both: whether the shadow tables exist and, when they do, the uuid. One statement where
+  // "<table>_meta" exists (each statement prepared was a few percent of opening a graph).
+  store::Status identity(bool* exists, std::string* uuid);
 
   // The log's last row as this connection's SQLite snapshot sees it (seq 0: empty log). Cached
   // while SQLite's data version of the schema stays the same within a read transaction.

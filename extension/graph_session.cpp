@@ -36,7 +36,8 @@ Status GraphSession::check_log_and_owner() {
   if (owner_checked_) return Status::OK();
   if (!log_) return Status(StatusCode::Internal, "the graph has no log attached");
   bool exists = false;
-  DATALOG_RETURN_IF_ERROR(log_->exists(&exists));
+  std::string uuid;
+  DATALOG_RETURN_IF_ERROR(log_->identity(&exists, &uuid));
   const std::string table = fmt::format("{}.{}", log_->schema(), log_->table());
   if (!exists || env_->format_version() < 2) {
     return Status(StatusCode::NotAGraph,
@@ -46,8 +47,6 @@ Status GraphSession::check_log_and_owner() {
                               "'{}')",
                               table, env_->path(), env_->path()));
   }
-  std::string uuid;
-  DATALOG_RETURN_IF_ERROR(log_->uuid(&uuid));
   if (database_path_.empty()) {  // a private temporary index: nobody else can name it
     owner_checked_ = true;
     return Status::OK();

@@ -138,26 +138,32 @@ void GraphEnv::refresh_file_end() {
 
 namespace {
 
-// The text of /proc/self/maps, read in large blocks (a stream read it a character at a time,
-// which cost a tenth of opening a graph).
-std::string process_maps() {
-  std::string all;
+// Calls on_line with each line of /proc/self/maps until it returns true. The list is read a
+// block at a time, and no further than the line looked for: the kernel writes the list only as
+// far as it is read, and a graph's map is usually among its first lines. (A stream that read the
+// whole list a character at a time cost a tenth of opening a graph.)
+template <typename OnLine>
+void scan_process_maps(OnLine on_line) {
   const int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return all;
-  constexpr std::size_t kBlock = 64 * 1024;
+  if (fd < 0) return;
+  std::string pending;
+  char block[4096];
   for (;;) {
-    const std::size_t had = all.size();
-    all.resize(had + kBlock);
-    const ssize_t n = ::read(fd, all.data() + had, kBlock);
-    if (n < 0 && errno == EINTR) {
-      all.resize(had);
-      continue;
-    }
-    all.resize(had + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    const ssize_t n = ::read(fd, block, sizeof block);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
+    pending.append(block, static_cast<std::size_t>(n));
+    std::size_t from = 0;
+    for (std::size_t newline; (newline = pending.find('\n', from)) != std::string::npos; from = newline + 1) {
+      if (on_line(std::string_view(pending).substr(from, newline - from))) {
+        ::close(fd);
+        return;
+      }
+    }
+    pending.erase(0, from);
   }
+  if (!pending.empty()) on_line(std::string_view(pending));  // a last line without its newline
   ::close(fd);
-  return all;
 }
 
 }  // namespace
@@ -165,25 +171,24 @@ std::string process_maps() {
 // Where LMDB mapped the file: LMDB does not say (me_mapaddr is only set for MDB_FIXEDMAP), so
 // the process's own map list is read. Only at open and after the map is resized.
 void GraphEnv::refresh_map_range() {
-  const std::string all = process_maps();
   // A host process has hundreds of mappings: only the lines that hold the file's inode as a
   // field (" <inode> ", then the path) are parsed.
   const std::string needle = fmt::format(" {} ", static_cast<unsigned long>(file_inode_));
-  for (std::size_t at = all.find(needle); at != std::string::npos; at = all.find(needle, at + 1)) {
-    const std::size_t newline = all.rfind('\n', at);
-    const std::size_t from = newline == std::string::npos ? 0 : newline + 1;
-    const std::string line = all.substr(from, all.find('\n', at) - from);  // to the end at worst
+  scan_process_maps([&](std::string_view line) {
+    if (line.find(needle) == std::string_view::npos) return false;
+    const std::string text(line);  // sscanf reads a terminated string
     unsigned long begin = 0, end = 0, offset = 0, inode = 0;
     char perms[8] = {}, device[16] = {};
-    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %15s %lu", &begin, &end, perms, &offset, device,
-                    &inode) == 6 &&
-        inode == static_cast<unsigned long>(file_inode_) && offset == 0) {
-      map_begin_.store(begin, std::memory_order_relaxed);
-      map_end_.store(end, std::memory_order_relaxed);
-      refresh_file_end();
-      return;
+    if (std::sscanf(text.c_str(), "%lx-%lx %7s %lx %15s %lu", &begin, &end, perms, &offset, device,
+                    &inode) != 6 ||
+        inode != static_cast<unsigned long>(file_inode_) || offset != 0) {
+      return false;
     }
-  }
+    map_begin_.store(begin, std::memory_order_relaxed);
+    map_end_.store(end, std::memory_order_relaxed);
+    refresh_file_end();
+    return true;
+  });
 }
 
 bool GraphEnv::within_file(const void* data, std::size_t size) {

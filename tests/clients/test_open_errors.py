@@ -291,3 +291,22 @@ def test_truncated_index_the_table_names_is_refused_and_kept(tmp_path):
         ("SQLITE_CORRUPT", f"datalog: graph '{graph}' is truncated: the file has {size // 2} bytes, "
                            f"its pages need {size}")] * 2
     assert graph.stat().st_size == size // 2
+
+
+def test_graph_without_its_identity_is_refused_clearly(tmp_path):
+    """The uuid in g_meta names the graph an index belongs to: a table whose meta row or meta table
+    is gone is refused, with the table named, instead of being opened with some index."""
+    conn = connect(tmp_path / "app.db")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("INSERT INTO g(e, a, v) VALUES (':x', ':n', 1)")
+    conn.execute("DELETE FROM g_meta WHERE key = 'uuid'")
+    conn.close()
+    conn = connect(tmp_path / "app.db")
+    with raises_datalog("datalog: graph table main.g has no uuid in g_meta"):
+        conn.execute("SELECT * FROM g")
+    conn.execute("DROP TABLE g_meta")
+    conn.close()
+    conn = connect(tmp_path / "app.db")
+    with raises_datalog("datalog: cannot read the graph's identity of graph table main.g: "
+                        "no such table: main.g_meta"):
+        conn.execute("SELECT * FROM g")
