@@ -191,6 +191,7 @@ Status FormParser::retract(const Node& form, ast::Retract* out) const {
   if (form.items.size() < 2) return error(form, "Retract requires a vector of facts");
   const Node& facts = form.items[1];
   if (facts.kind != NodeKind::Vector) return error(facts, "Retract argument must be a vector");
+  out->facts.reserve(out->facts.size() + facts.items.size());
   for (const Node& f : facts.items) {
     if (f.kind != NodeKind::Vector) return error(f, "Each fact must be a vector [e a v]");
     if (f.items.size() != 3) {
