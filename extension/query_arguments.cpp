@@ -81,10 +81,9 @@ Value datalog_value_of(sqlite3_value* v) {
     case SQLITE_INTEGER: return Value::integer(sqlite3_value_int64(v));
     case SQLITE_FLOAT: return Value::floating(sqlite3_value_double(v));
     case SQLITE_TEXT: {
-      const std::string text(reinterpret_cast<const char*>(sqlite3_value_text(v)),
-                             static_cast<std::size_t>(sqlite3_value_bytes(v)));
-      if (is_keyword_text(text)) return Value::keyword(text);
-      return Value::string(text);
+      std::string text(text_of(v));
+      if (is_keyword_text(text)) return Value::keyword(std::move(text));
+      return Value::string(std::move(text));
     }
     case SQLITE_BLOB: {
       const auto* p = static_cast<const char*>(sqlite3_value_blob(v));

@@ -60,9 +60,9 @@ class ArgumentCopy {
     given_ = v != nullptr;
     if (type_ == SQLITE_INTEGER) integer_ = sqlite3_value_int64(v);
     if (type_ == SQLITE_FLOAT) real_ = sqlite3_value_double(v);
-    if (type_ == SQLITE_TEXT || type_ == SQLITE_BLOB) {
-      // The accessor of the value's own type, so SQLite converts nothing.
-      const void* p = type_ == SQLITE_TEXT ? static_cast<const void*>(sqlite3_value_text(v)) : sqlite3_value_blob(v);
+    if (type_ == SQLITE_TEXT) bytes_.assign(text_of(v));
+    if (type_ == SQLITE_BLOB) {
+      const void* p = sqlite3_value_blob(v);
       bytes_.assign(p ? static_cast<const char*>(p) : "", static_cast<std::size_t>(sqlite3_value_bytes(v)));
     }
   }
@@ -337,11 +337,6 @@ int query_close(sqlite3_vtab_cursor* cur) {
   return SQLITE_OK;
 }
 
-std::string text_of(sqlite3_value* v) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-  return p ? std::string(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : std::string();
-}
-
 // The constraint values xBestIndex asked for, in c->args by column (idx_str lists the columns in
 // argv's order: "3,0").
 void take_constraint_values(QueryCursor* c, const char* idx_str, int argc, sqlite3_value** argv) {
@@ -366,8 +361,8 @@ int ad_hoc_call(QueryCursor* c, sqlite3_vtab* vtab, std::string* graph, std::vec
   for (std::size_t col = 0; col < table->columns.size(); ++col) {
     const ColumnRole& role = table->columns[col];
     if (!c->args[col]) continue;
-    if (role.kind == ColumnRole::Kind::Graph) *graph = text_of(c->args[col]);
-    if (role.kind == ColumnRole::Kind::QueryText) text = text_of(c->args[col]);
+    if (role.kind == ColumnRole::Kind::Graph) *graph = std::string(text_of(c->args[col]));
+    if (role.kind == ColumnRole::Kind::QueryText) text = std::string(text_of(c->args[col]));
     if (role.kind == ColumnRole::Kind::AdHocArg) {
       if (positional->size() <= role.index) positional->resize(role.index + 1, nullptr);
       (*positional)[role.index] = c->args[col];

@@ -15,6 +15,15 @@ constexpr ValueKind kAllKinds[] = {ValueKind::String,  ValueKind::Integer, Value
 }  // namespace
 
 std::string_view text_of(sqlite3_value* v) {
+  if (sqlite3_value_type(v) == SQLITE_TEXT) {
+    // Not sqlite3_value_text: text bound with its length (as Python and most clients bind) has
+    // no terminator, and adding one reallocates the value. sqlite3_value_bytes turns text of
+    // another encoding (a UTF-16 database) into UTF-8 first; sqlite3_value_blob then gives the
+    // bytes as they are, and the value stays TEXT.
+    const int n = sqlite3_value_bytes(v);
+    const auto* p = static_cast<const char*>(sqlite3_value_blob(v));
+    return p ? std::string_view(p, static_cast<std::size_t>(n)) : "";
+  }
   const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
   return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_value_bytes(v))) : "";
 }

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from conftest import known_bug, rows
+from conftest import connect, known_bug, rows
 
 UUID = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
 GIANT_TEXT = "giant:" + "\u00e9x" * 400          # 806 bytes of UTF-8, beyond a key
@@ -183,6 +183,30 @@ def test_string_with_embedded_nul(db):
     assert rows(db, """SELECT c1, c2 FROM datalog_q('g',
                        '(query [:find ?n ?u :where [_ :nul ?v] [(length ?v) ?n] [(upper ?v) ?u]])')""") == [
         (1, "A\x00B\x01C")]
+
+
+@pytest.mark.parametrize("encoding", ["UTF-8", "UTF-16le", "UTF-16be"])
+def test_text_arguments_in_every_database_encoding(tmp_path, encoding):
+    """Text arguments are read as UTF-8 whatever the database's encoding (sql_text.cpp text_of):
+    a UTF-16 database hands SQL functions and virtual tables UTF-16 text."""
+    conn = connect(tmp_path / "enc.db")
+    conn.execute(f"PRAGMA encoding = '{encoding}'")
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    assert rows(conn, "PRAGMA encoding") == [(encoding,)]
+    name = "J\u00fcrgen \u65e5\u672c \U0001F600"
+    conn.execute("INSERT INTO g(e, a, v) VALUES (?, ':name', ?)", (":j\u00fc", name))
+    conn.execute("SELECT datalog_exec('g', ?)", (f'(transact [[:k :name "{name}x"]])',))
+    conn.execute("""CREATE VIRTUAL TABLE by_name USING datalog_query(g,
+                    '(query [:find ?e :where [?e :name $name]])')""")
+    assert rows(conn, "SELECT e, name FROM by_name(?)", (name,)) == [(":j\u00fc", name)]
+    assert rows(conn, "SELECT e FROM by_name(?)", (name + "x",)) == [(":k",)]
+    assert rows(conn, "SELECT c1 FROM datalog_q('g', '(query [:find ?n :where [$e :name ?n]])', ?)",
+                (":j\u00fc",)) == [(name,)]
+    assert rows(conn, "SELECT e, v FROM g WHERE v = ?", (name,)) == [(":j\u00fc", name)]
+    assert rows(conn, "SELECT e FROM g WHERE e = ? AND a = ':name'", (":j\u00fc",)) == [(":j\u00fc",)]
+    # Text made by SQL in the database's encoding, not bound by the client.
+    assert rows(conn, "SELECT e FROM by_name('J' || char(252) || 'rgen ' || char(26085, 26412, 32, 128512))") == [
+        (":j\u00fc",)]
 
 
 def test_nan_cannot_be_stored(db):
