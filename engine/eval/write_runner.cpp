@@ -44,6 +44,28 @@ Status attribute_of_fact(GraphWriter& graph, const ast::Fact& f, EntityId* out) 
   return graph.resolve_ident(f.a, out);
 }
 
+// The attribute of a command's facts, looked up once per run of facts that share it (most
+// commands' facts do): an ident's entity never changes, and each lookup hashes the name.
+class AttributeMemo {
+ public:
+  Status resolve(GraphWriter& graph, const ast::Fact& f, EntityId* out) {
+    if (known_ && f.a == last_) {
+      *out = id_;
+      return Status::OK();
+    }
+    DATALOG_RETURN_IF_ERROR(attribute_of_fact(graph, f, out));
+    last_ = f.a;
+    id_ = *out;
+    known_ = true;
+    return Status::OK();
+  }
+
+ private:
+  bool known_ = false;
+  Value last_;
+  EntityId id_ = 0;
+};
+
 // A fresh entity for an entity map that names none and finds none by upsert: a new random
 // (version 4) #uuid ident, like the entity ids Minigraf gives.
 Status new_entity(GraphWriter& graph, EntityId* out) {
@@ -118,6 +140,7 @@ Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* dat
   DATALOG_RETURN_IF_ERROR(Schema::load(graph, &schema));
   SchemaWriter writer(graph, schema);
   std::map<int, EntityId> map_entities;  // entity maps without :db/id, once resolved
+  AttributeMemo attributes;
   for (const ast::Fact& f : t.facts) {
     DATALOG_RETURN_IF_ERROR(poll(interrupted, *datoms));
     EntityId e = 0, a = 0;
@@ -131,7 +154,7 @@ Status run_transact(GraphWriter& graph, const ast::Transact& t, std::size_t* dat
     } else {
       DATALOG_RETURN_IF_ERROR(entity_of_fact(graph, f, &e));
     }
-    DATALOG_RETURN_IF_ERROR(attribute_of_fact(graph, f, &a));
+    DATALOG_RETURN_IF_ERROR(attributes.resolve(graph, f, &a));
     const Window w = window_of(graph, t, f);
     DATALOG_RETURN_IF_ERROR(positioned(writer.assert_fact(e, a, f.a, f.v, w.from, w.to), f.pos));
     ++*datoms;
@@ -143,11 +166,12 @@ Status run_retract(GraphWriter& graph, const ast::Retract& r, std::size_t* datom
                    std::size_t* not_asserted, const std::function<bool()>& interrupted) {
   *datoms = 0;
   *not_asserted = 0;
+  AttributeMemo attributes;
   for (const ast::Fact& f : r.facts) {
     DATALOG_RETURN_IF_ERROR(poll(interrupted, *datoms + *not_asserted));
     EntityId e = 0, a = 0;
     DATALOG_RETURN_IF_ERROR(entity_of_fact(graph, f, &e));
-    DATALOG_RETURN_IF_ERROR(attribute_of_fact(graph, f, &a));
+    DATALOG_RETURN_IF_ERROR(attributes.resolve(graph, f, &a));
     bool stored = false;
     DATALOG_RETURN_IF_ERROR(graph.retract_fact(e, a, f.v, &stored));
     ++*(stored ? datoms : not_asserted);
