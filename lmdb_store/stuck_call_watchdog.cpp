@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -19,14 +20,17 @@ namespace {
 using fault_detail::Slot;
 
 constexpr auto kInterval = std::chrono::milliseconds(250);
+// How long the thread outlives the last open graph. An application that opens and closes a
+// database per request would otherwise start and join a thread on every open (a tenth of the
+// time to open a graph, with the TLB flushes a second thread brings to every unmap).
+constexpr auto kLinger = std::chrono::seconds(5);
 
 struct Watchdog {
-  std::mutex mutex;  // guards users, stop, thread
+  std::mutex mutex;  // guards users, running, pid
   std::condition_variable wake;
   int users = 0;
-  bool stop = false;
-  std::thread thread;
-  pid_t pid = 0;  // the process that started thread
+  bool running = false;  // a watchdog thread of this process is alive
+  pid_t pid = 0;         // the process the count belongs to
 };
 
 Watchdog& watchdog() {
@@ -86,22 +90,26 @@ void run(Watchdog& w) {
   fault_detail::slot_table(&count);
   std::vector<Seen> seen(count);
   std::unique_lock<std::mutex> lock(w.mutex);
-  while (!w.stop) {
-    w.wake.wait_for(lock, kInterval, [&w] { return w.stop; });
-    if (w.stop) break;
+  for (;;) {
+    if (w.users == 0) {
+      if (!w.wake.wait_for(lock, kLinger, [&w] { return w.users > 0; })) break;
+      std::fill(seen.begin(), seen.end(), Seen{});
+    }
+    w.wake.wait_for(lock, kInterval);
+    if (w.users == 0) continue;
     lock.unlock();
     look(seen);
     lock.lock();
   }
+  w.running = false;
 }
 
-// A fork()ed child inherits the parent's count of graphs and a handle of a thread that does not
-// run in it. The handle is let go without being joined or detached (both would touch a thread of
-// another process); the child counts its own graphs from zero.
+// A fork()ed child inherits the parent's count of graphs and its flag of a running thread, a
+// thread that does not run in the child; the child counts its own graphs from zero.
 void forget_parents_thread(Watchdog& w) {
   if (w.pid == ::getpid()) return;
-  if (w.thread.joinable()) new std::thread(std::move(w.thread));  // leaked on purpose
   w.users = 0;
+  w.running = false;
   w.pid = ::getpid();
 }
 
@@ -112,9 +120,15 @@ StuckCallWatch::StuckCallWatch() : pid_(::getpid()) {
   std::lock_guard<std::mutex> lock(w.mutex);
   forget_parents_thread(w);
   if (w.users++ > 0) return;
-  w.stop = false;
+  if (w.running) {
+    w.wake.notify_all();  // a lingering thread watches again
+    return;
+  }
   try {
-    w.thread = std::thread(run, std::ref(w));
+    // Detached: it ends by itself once no graph has been open for kLinger. The library is
+    // linked with -z nodelete (extension/CMakeLists.txt), so its code outlives a dlclose.
+    std::thread(run, std::ref(w)).detach();
+    w.running = true;
   } catch (const std::system_error&) {
     // No thread to spare: graphs work as before, and a stuck call stays stuck.
   }
@@ -123,17 +137,8 @@ StuckCallWatch::StuckCallWatch() : pid_(::getpid()) {
 StuckCallWatch::~StuckCallWatch() {
   if (pid_ != ::getpid()) return;
   Watchdog& w = watchdog();
-  std::thread ending;
-  {
-    std::lock_guard<std::mutex> lock(w.mutex);
-    if (--w.users > 0) return;
-    w.stop = true;
-    ending = std::move(w.thread);
-  }
-  w.wake.notify_all();
-  // Joined, so that no thread of ours runs once the last graph has closed (the library may then
-  // be unloaded).
-  if (ending.joinable()) ending.join();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  --w.users;
 }
 
 }  // namespace datalog::store
