@@ -48,7 +48,9 @@ std::string real_folder(const std::string& folder) {
 // Whether path, with symbolic links followed, is a file inside folder (or a folder below it).
 bool stays_inside(const std::string& path, const std::string& folder, std::string* error) {
   const std::string base = real_folder(folder);
-  const std::string parent = real_folder(folder_of(path));
+  const std::string path_folder = folder_of(path);
+  // The default path is in the database's folder: one realpath, not two.
+  const std::string parent = path_folder == folder ? base : real_folder(path_folder);
   // A missing folder holds no link to follow, and nothing can be made in it: opening the graph
   // reports it.
   if (base.empty() || parent.empty()) return true;
@@ -65,17 +67,7 @@ bool stays_inside(const std::string& path, const std::string& folder, std::strin
   return true;
 }
 
-// Whether two paths name one file (by device and inode when both exist, else by folder and name).
-bool same_file(const std::string& a, const std::string& b) {
-  if (a.empty() || b.empty()) return false;
-  struct stat sa {}, sb {};
-  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  }
-  auto base_name = [](const std::string& p) { return p.substr(folder_of(p).size()); };
-  const std::string folder_a = real_folder(folder_of(a)), folder_b = real_folder(folder_of(b));
-  return !folder_a.empty() && folder_a == folder_b && base_name(a) == base_name(b);
-}
+std::string base_name(const std::string& path) { return path.substr(folder_of(path).size()); }
 
 // The files of the connection's databases. sqlite3_db_name (SQLite 3.39) lists them without a
 // statement: preparing one over pragma_database_list was a tenth of the time to open a graph.
@@ -99,11 +91,27 @@ std::vector<std::string> database_files(sqlite3* db) {
   return files;
 }
 
-// The file of the connection's databases (and their journals) that path is, if any.
+// The file of the connection's databases (and their journals) that path is, if any: by device
+// and inode when path exists (a file that does not exist is not it), else by canonical folder
+// and name. Each path is looked up once: this runs on every open of a graph.
 std::string database_file_named(sqlite3* db, const std::string& path) {
+  struct stat at_path {};
+  const bool path_exists = ::stat(path.c_str(), &at_path) == 0;
+  const std::string path_folder = path_exists ? std::string() : real_folder(folder_of(path));
+  if (!path_exists && path_folder.empty()) return {};  // nothing can be made there
   for (const std::string& file : database_files(db)) {
+    const std::string file_folder = path_exists ? std::string() : real_folder(folder_of(file));
     for (const char* suffix : {"", "-wal", "-journal", "-shm"}) {
-      if (same_file(path, file + suffix)) return file + suffix;
+      const std::string candidate = file + suffix;
+      if (path_exists) {
+        struct stat st {};
+        if (::stat(candidate.c_str(), &st) == 0 && st.st_dev == at_path.st_dev &&
+            st.st_ino == at_path.st_ino) {
+          return candidate;
+        }
+      } else if (file_folder == path_folder && base_name(candidate) == base_name(path)) {
+        return candidate;
+      }
     }
   }
   return {};
