@@ -49,8 +49,6 @@ class GraphLog {
   const std::string& table() const { return table_; }
   void renamed(std::string to);  // after rename(): statements are prepared again
 
-  // Whether the shadow tables exist (a table made by the first storage format has none).
-  store::Status exists(bool* out);
   // The graph's identity, from "<table>_meta".
   store::Status uuid(std::string* out);
   // Both: whether the shadow tables exist and, when they do, the uuid. One statement where
@@ -86,6 +84,9 @@ class GraphLog {
   store::Status row(std::uint64_t seq, bool* found, std::uint64_t* tx, std::int64_t* tx_time_ms);
 
  private:
+  // Whether the shadow tables exist (a table made by the first storage format has none);
+  // identity()'s answer where "<table>_meta" is missing.
+  store::Status exists(bool* out);
   store::Status prepare(sqlite3_stmt** stmt, const std::string& sql);
   store::Status sql_error(int rc, const std::string& what) const;
   void finalize();

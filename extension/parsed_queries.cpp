@@ -6,7 +6,7 @@
 
 namespace datalog::ext {
 
-Status ParsedQueries::get(const std::string& text, std::shared_ptr<const ParsedQuery>* out) {
+Status ParsedQueries::get(std::string_view text, std::shared_ptr<const ParsedQuery>* out) {
   auto it = entries_.find(text);
   if (it != entries_.end()) {
     *out = it->second;

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,11 +30,16 @@ struct ParsedQuery {
 class ParsedQueries {
  public:
   // The parsed and checked query of text, or its parse or analysis error.
-  Status get(const std::string& text, std::shared_ptr<const ParsedQuery>* out);
+  Status get(std::string_view text, std::shared_ptr<const ParsedQuery>* out);
 
  private:
+  // Looked up by the argument's bytes as they are: a hit copies nothing.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
   static constexpr std::size_t kMaxEntries = 256;
-  std::unordered_map<std::string, std::shared_ptr<const ParsedQuery>> entries_;
+  std::unordered_map<std::string, std::shared_ptr<const ParsedQuery>, TextHash, std::equal_to<>> entries_;
 };
 
 }  // namespace datalog::ext

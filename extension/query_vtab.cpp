@@ -357,12 +357,12 @@ void take_constraint_values(QueryCursor* c, const char* idx_str, int argc, sqlit
 // positional arguments a1..a8, which must be exactly the query's :in bindings and slots.
 int ad_hoc_call(QueryCursor* c, sqlite3_vtab* vtab, std::string* graph, std::vector<sqlite3_value*>* positional) {
   QueryTable* table = c->table();
-  std::string text;
+  std::string_view text;  // the argument's bytes, valid for this call
   for (std::size_t col = 0; col < table->columns.size(); ++col) {
     const ColumnRole& role = table->columns[col];
     if (!c->args[col]) continue;
-    if (role.kind == ColumnRole::Kind::Graph) *graph = std::string(text_of(c->args[col]));
-    if (role.kind == ColumnRole::Kind::QueryText) text = std::string(text_of(c->args[col]));
+    if (role.kind == ColumnRole::Kind::Graph) graph->assign(text_of(c->args[col]));
+    if (role.kind == ColumnRole::Kind::QueryText) text = text_of(c->args[col]);
     if (role.kind == ColumnRole::Kind::AdHocArg) {
       if (positional->size() <= role.index) positional->resize(role.index + 1, nullptr);
       (*positional)[role.index] = c->args[col];

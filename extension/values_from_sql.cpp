@@ -147,13 +147,17 @@ Converted value_of_kind(sqlite3_value* v, ValueKind kind, const IdentResolver& r
       if (type == SQLITE_INTEGER && (sqlite3_value_int64(v) == 0 || sqlite3_value_int64(v) == 1)) {
         return ok(Value::boolean(sqlite3_value_int64(v) == 1));
       }
-      if (type == SQLITE_TEXT && (text_of(v) == "true" || text_of(v) == "false")) {
-        return ok(Value::boolean(text_of(v) == "true"));
+      if (type == SQLITE_TEXT) {
+        const std::string_view text = text_of(v);
+        if (text == "true" || text == "false") return ok(Value::boolean(text == "true"));
       }
       return mismatch("0, 1, 'true' or 'false'");
     case ValueKind::Keyword:
-      if (type != SQLITE_TEXT || !is_keyword_text(text_of(v))) return mismatch("TEXT ':name'");
-      return ok(Value::keyword(std::string(text_of(v))));
+      if (type != SQLITE_TEXT) return mismatch("TEXT ':name'");
+      if (const std::string_view text = text_of(v); is_keyword_text(text)) {
+        return ok(Value::keyword(std::string(text)));
+      }
+      return mismatch("TEXT ':name'");
     case ValueKind::Ref:
       return ref_from_sql(v, resolve);
     case ValueKind::Instant:
