@@ -214,11 +214,11 @@ EstimateSource GraphAccess::estimate_source() const {
 // A read snapshot consults and feeds the shared cache of committed idents; a write transaction
 // reads its own (possibly uncommitted) idents directly.
 Status GraphAccess::entity_of(const Value& ident, std::optional<EntityId>* out) {
-  return lookup_ident(txn(), env_.tables(), writer_ ? nullptr : &env_.read_cache(), ident, out);
+  return lookup_ident(catalog_txn(), env_.tables(), writer_ ? nullptr : &env_.read_cache(), ident, out);
 }
 
 Status GraphAccess::ident_of(EntityId id, std::optional<Value>* out) {
-  return ident_name(txn(), env_.tables(), writer_ ? nullptr : &env_.read_cache(), id, out);
+  return ident_name(catalog_txn(), env_.tables(), writer_ ? nullptr : &env_.read_cache(), id, out);
 }
 
 Status GraphAccess::shared_name(EntityId id, const Value** out) {
@@ -232,7 +232,7 @@ Status GraphAccess::shared_name(EntityId id, const Value** out) {
 }
 
 Status GraphAccess::tx_as_of_time(std::int64_t ms, std::uint64_t* tx) {
-  DATALOG_RETURN_IF_ERROR(store::tx_as_of_time(txn(), env_.tables(), ms, tx));
+  DATALOG_RETURN_IF_ERROR(store::tx_as_of_time(catalog_txn(), env_.tables(), ms, tx));
   if (*tx > visible_through_) *tx = visible_through_;
   return Status::OK();
 }
@@ -243,13 +243,13 @@ Status GraphAccess::tx_time(std::uint64_t tx, std::int64_t* ms) {
     return Status::OK();
   }
   std::optional<TxInfo> info;
-  DATALOG_RETURN_IF_ERROR(read_tx_info(txn(), env_.tables(), tx, &info));
+  DATALOG_RETURN_IF_ERROR(read_tx_info(catalog_txn(), env_.tables(), tx, &info));
   *ms = info ? info->time_ms : 0;
   return Status::OK();
 }
 
 Status GraphAccess::rules(std::vector<StoredRule>* out) {
-  return read_rules(txn(), env_.tables(), out, writer_ ? UINT64_MAX : rules_through_);
+  return read_rules(catalog_txn(), env_.tables(), out, writer_ ? UINT64_MAX : rules_through_);
 }
 
 Status GraphAccess::need_writer() const {
