@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <initializer_list>
 
 #include <fmt/format.h>
 
@@ -109,12 +110,23 @@ std::string typed(std::string_view lexical, std::string_view type) {
 
 std::string xsd(std::string_view local) { return std::string(kXsd) + std::string(local); }
 
+// The parts one after another: an import names every entity this way, and fmt::format took
+// several times what the copies do.
+std::string joined(std::initializer_list<std::string_view> parts) {
+  std::size_t size = 0;
+  for (const std::string_view part : parts) size += part.size();
+  std::string out;
+  out.reserve(size);
+  for (const std::string_view part : parts) out.append(part);
+  return out;
+}
+
 }  // namespace
 
 Value entity_of_iri(std::string_view iri) {
   for (const Namespace& ns : kNamespaces) {
     if (starts_with(iri, ns.iri) && is_local_name(iri.substr(ns.iri.size()))) {
-      return Value::keyword(fmt::format(":{}/{}", ns.prefix, iri.substr(ns.iri.size())));
+      return Value::keyword(joined({":", ns.prefix, "/", iri.substr(ns.iri.size())}));
     }
   }
   if (starts_with(iri, kDatalogId)) {
@@ -125,9 +137,9 @@ Value entity_of_iri(std::string_view iri) {
     if (auto u = parse_uuid(iri.substr(kUrnUuid.size()))) return Value::uuid(*u);
   }
   if (starts_with(iri, kDatalog) && is_plain_name(iri.substr(kDatalog.size()))) {
-    return Value::keyword(fmt::format(":{}", iri.substr(kDatalog.size())));
+    return Value::keyword(joined({":", iri.substr(kDatalog.size())}));
   }
-  return Value::keyword(fmt::format(":{}", iri));
+  return Value::keyword(joined({":", iri}));
 }
 
 std::string iri_of_keyword(std::string_view keyword) {

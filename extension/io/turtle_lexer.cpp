@@ -18,6 +18,10 @@ bool is_name_char(unsigned char c) {
 }
 
 // What a backslash may escape in a prefixed name's local part (Turtle's PN_LOCAL_ESC).
+// What stops a run of an IRI's plain characters: its end, an escape, or a character an IRI
+// cannot hold.
+bool ends_iri_run(char c) { return c == '>' || c == '\\' || c == ' ' || c == '<' || c == '"'; }
+
 bool is_local_escape(char c) {
   return std::string_view("_~.-!$&'()*+,;=/?#@%").find(c) != std::string_view::npos;
 }
@@ -167,19 +171,20 @@ bool TurtleLexer::unicode_escape(std::string& out, Status* error) {
 bool TurtleLexer::iri(TurtleToken* t, Status* error) {
   ++i_;
   std::string out;
-  while (i_ < s_.size() && s_[i_] != '>') {
+  for (;;) {
+    // The characters up to the next one that ends, escapes or breaks the IRI go in at once:
+    // appended one at a time, IRIs took a tenth of an N-Triples import.
+    const std::size_t run = i_;
+    while (i_ < s_.size() && !ends_iri_run(s_[i_])) ++i_;
+    out.append(s_.data() + run, i_ - run);
+    if (i_ >= s_.size()) return fail(error, "unterminated IRI");
     const char c = s_[i_];
-    if (c == '\\') {
-      ++i_;
-      if (i_ >= s_.size() || (s_[i_] != 'u' && s_[i_] != 'U')) return fail(error, "bad escape in IRI");
-      if (!unicode_escape(out, error)) return false;
-      continue;
-    }
-    if (c == ' ' || c == '<' || c == '"') return fail(error, "unterminated IRI");
-    out += c;
+    if (c == '>') break;
+    if (c != '\\') return fail(error, "unterminated IRI");  // ' ', '<' or '"'
     ++i_;
+    if (i_ >= s_.size() || (s_[i_] != 'u' && s_[i_] != 'U')) return fail(error, "bad escape in IRI");
+    if (!unicode_escape(out, error)) return false;
   }
-  if (i_ >= s_.size()) return fail(error, "unterminated IRI");
   ++i_;
   t->kind = TurtleTokenKind::Iri;
   t->term = RdfTerm{RdfTerm::Kind::Iri, std::move(out), {}, 0};
@@ -190,15 +195,12 @@ bool TurtleLexer::short_string(TurtleToken* t, Status* error) {
   const char quote = s_[i_++];
   std::string out;
   for (;;) {
+    const std::size_t run = i_;  // up to the closing quote or an escape, at once
+    while (i_ < s_.size() && s_[i_] != quote && s_[i_] != '\\') ++i_;
+    out.append(s_.data() + run, i_ - run);
     if (i_ >= s_.size()) return fail(error, "unterminated string");
-    const char c = s_[i_];
-    if (c == quote) break;
-    if (c == '\\') {
-      if (!escape(out, error)) return false;
-      continue;
-    }
-    out += c;
-    ++i_;
+    if (s_[i_] == quote) break;
+    if (!escape(out, error)) return false;
   }
   ++i_;
   t->term = RdfTerm{RdfTerm::Kind::Literal, std::move(out), {}, 0};

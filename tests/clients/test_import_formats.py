@@ -317,6 +317,26 @@ ex:c ex:d 7.
     assert value(db, EX + "c", EX + "d") == [(7, "integer")]
 
 
+def test_ntriples_escapes_between_runs_of_plain_characters(db, tmp_path):
+    """IRIs and strings are read a run of plain characters at a time; escapes at their start, in
+    their middle and at their end, and back to back, still decode, and what may not stand in an
+    IRI still ends it with an error."""
+    for bad in ("<http://example.org/a b> <http://example.org/p> 1 .\n",
+                "<http://example.org/a<b> <http://example.org/p> 1 .\n",
+                '<http://example.org/a"b> <http://example.org/p> 1 .\n'):
+        write(tmp_path / "bad.nt", bad)
+        assert import_error(db, "bad.nt") == "datalog: datalog_import: bad.nt line 1: unterminated IRI"
+    write(tmp_path / "bad.nt", "<http://example.org/a\\n> <http://example.org/p> 1 .\n")
+    assert import_error(db, "bad.nt") == "datalog: datalog_import: bad.nt line 1: bad escape in IRI"
+    write(tmp_path / "esc.nt",
+          "<http://example.org/\\u0041b\\U00000043> <http://example.org/p> "
+          "\"\\tstart mid\\u00e9dle\\\"\\\\end\\n\" .\n"
+          "<\\u0078> <http://example.org/p> \"\" .\n")
+    assert db.execute("SELECT datalog_import('g', 'esc.nt')").fetchone()[0] == 2
+    assert value(db, EX + "AbC", EX + "p") == [("\tstart mid\u00e9dle\"\\end\n", "string")]
+    assert value(db, ":x", EX + "p") == [("", "string")]
+
+
 def test_turtle_bad_escape_in_a_prefixed_name(db, tmp_path):
     write(tmp_path / "bad.ttl", "@prefix ex: <http://example.org/> .\nex:a ex:b ex:c\\q .\n")
     assert import_error(db, "bad.ttl") == \
