@@ -225,7 +225,12 @@ class WriteTxn {
   std::uint64_t elided_count_ = 0;  // retractions not stored: they still consume the counter
   std::map<EntityId, StatsDelta> pending_stats_;
   struct DeferredRecord {
-    std::uint32_t at = 0, key_size = 0, data_size = 0;  // in DeferredIndex::bytes
+    std::uint32_t at = 0;  // in DeferredIndex::bytes
+    std::uint16_t key_size = 0, data_size = 0;  // LMDB's keys take at most 511 bytes
+    // The key's first 8 bytes as a big-endian number (zeros past its end): the sort compares
+    // these first, and the whole keys only where they are equal. Keys of one index share long
+    // prefixes, so comparing them whole cost a call to memcmp for most of the sort's steps.
+    std::uint64_t head = 0;
     EntityId a = 0;
   };
   struct DeferredIndex {

@@ -3,6 +3,7 @@
 #include "lmdb_store/write_txn.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,19 @@ namespace {
 
 // How often put_record tries MDB_APPEND again after LMDB refused one.
 constexpr std::uint32_t kAppendRetry = 64;
+
+// LMDB's largest key (its default MDB_MAXKEYSIZE); datom keys stay below it (datom_layout.h).
+constexpr std::size_t kMaxKeyBytes = 511;
+
+// The first 8 bytes of key as a big-endian number, zeros past its end: two keys whose heads
+// differ compare as their heads do.
+std::uint64_t key_head(std::string_view key) {
+  unsigned char bytes[8] = {};
+  std::memcpy(bytes, key.data(), std::min<std::size_t>(key.size(), 8));
+  std::uint64_t head = 0;
+  for (const unsigned char b : bytes) head = head << 8 | b;
+  return head;
+}
 
 // Whether a key next to the one cursor stands on (just put) starts with prefix, the new key's:
 // if not, the new key is the first with it. An appended key sorts last, so it has no next.
@@ -169,9 +183,12 @@ Status WriteTxn::erase_datom(const Datom& d) {
 
 Status WriteTxn::defer_record(IndexId index, std::string_view key, EntityId a) {
   DeferredIndex& d = deferred_[static_cast<std::size_t>(index)];
+  if (key.size() > kMaxKeyBytes || valid_to_.size() > UINT16_MAX) {
+    return Status(StatusCode::Internal, "an index record too large to defer");
+  }
   d.records.push_back(DeferredRecord{static_cast<std::uint32_t>(d.bytes.size()),
-                                     static_cast<std::uint32_t>(key.size()),
-                                     static_cast<std::uint32_t>(valid_to_.size()), a});
+                                     static_cast<std::uint16_t>(key.size()),
+                                     static_cast<std::uint16_t>(valid_to_.size()), key_head(key), a});
   d.bytes += key;
   d.bytes += valid_to_;
   deferred_bytes_ += key.size() + valid_to_.size() + sizeof(DeferredRecord);
@@ -183,7 +200,9 @@ Status WriteTxn::write_deferred() {
   for (const IndexId index : {IndexId::Eavt, IndexId::Aevt, IndexId::Avet, IndexId::Vaet}) {
     DeferredIndex& d = deferred_[static_cast<std::size_t>(index)];
     auto key_of = [&d](const DeferredRecord& r) { return std::string_view(d.bytes).substr(r.at, r.key_size); };
-    const auto by_key = [&](const DeferredRecord& x, const DeferredRecord& y) { return key_of(x) < key_of(y); };
+    const auto by_key = [&](const DeferredRecord& x, const DeferredRecord& y) {
+      return x.head != y.head ? x.head < y.head : key_of(x) < key_of(y);
+    };
     // Stable: a record written twice keeps the valid-to written last, as direct puts would. A bulk
     // load of new entities defers its records in key order already: one pass tells, and the sort
     // (a merge pass per doubling, each moving every record) is skipped.
