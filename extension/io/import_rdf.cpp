@@ -251,7 +251,7 @@ class TurtleReader {
     switch (t.kind) {
       case Kind::Iri:
         *out = std::move(t.term);
-        out->text = resolve(out->text);
+        if (!resolves_to_itself(out->text)) out->text = resolve(out->text);
         return Status::OK();
       case Kind::Blank:
         *out = std::move(t.term);

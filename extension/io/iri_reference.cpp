@@ -1,6 +1,5 @@
 #include "extension/io/iri_reference.h"
 
-#include <cctype>
 #include <optional>
 
 namespace datalog::ext::io {
@@ -88,21 +87,25 @@ std::string join(const Parts& p, const std::string& path) {
 }  // namespace
 
 bool has_scheme(std::string_view s) {
-  if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
+  // ASCII by hand: std::isalpha and std::isalnum consult the locale, a call per character.
+  const auto is_alpha = [](unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; };
+  if (s.empty() || !is_alpha(static_cast<unsigned char>(s[0]))) return false;
   for (std::size_t i = 1; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == ':') return true;
-    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return false;
+    if (!is_alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return false;
   }
   return false;
 }
 
+bool resolves_to_itself(std::string_view reference) {
+  return has_scheme(reference) && reference.find("/.") == std::string_view::npos &&
+         reference.find(":.") == std::string_view::npos;
+}
+
 std::string resolve_iri(std::string_view base_text, std::string_view reference) {
   // The usual case, an absolute IRI without dot segments (every IRI of N-Triples), as it is.
-  if (has_scheme(reference) && reference.find("/.") == std::string_view::npos &&
-      reference.find(":.") == std::string_view::npos) {
-    return std::string(reference);
-  }
+  if (resolves_to_itself(reference)) return std::string(reference);
   const Parts ref = split(reference);
   if (ref.scheme) return join(ref, remove_dot_segments(ref.path));
   if (base_text.empty()) return std::string(reference);

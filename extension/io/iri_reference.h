@@ -13,6 +13,10 @@ namespace datalog::ext::io {
 // Whether reference starts with a scheme ("http:", "urn:"), i.e. is already absolute.
 bool has_scheme(std::string_view reference);
 
+// Whether resolve_iri gives reference back unchanged whatever the base: it has a scheme and no
+// dot segments, as every IRI of N-Triples. Lets a reader keep the text it has instead of a copy.
+bool resolves_to_itself(std::string_view reference);
+
 // reference resolved against base; a reference with a scheme, or any reference when base is
 // empty, comes back as it is (only its dot segments removed when it has a scheme).
 std::string resolve_iri(std::string_view base, std::string_view reference);
