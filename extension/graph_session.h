@@ -149,6 +149,7 @@ class GraphSession {
   std::shared_ptr<store::GraphEnv> env_;
   std::chrono::milliseconds busy_timeout_;
   std::size_t write_page_bytes_ = std::size_t{kDefaultWriteMemoryMb} << 20;
+  static constexpr std::size_t kRunsPerPageBudget = 8;  // begin_write: sorted runs' bound
   std::unique_ptr<GraphLog> log_;
   ProbeStatements probe_statements_;
   store::SpareScan spare_scan_;

@@ -10,7 +10,8 @@
 // watchdog queues SIGBUS to its thread, whose handler leaves the call as it leaves a fault, so the
 // call returns kPageFault and the index is rebuilt from the log. CPU time, not wall time: a
 // thread that waits for the disk or is descheduled is never taken for stuck. Commits and drops,
-// which may rightly write or free gigabytes, are not watched.
+// which may rightly write or free gigabytes, are not watched. The thread lingers a few seconds
+// after the last graph closes (a process that opens a graph per request reuses it) and then ends.
 #pragma once
 
 #include <chrono>
@@ -19,7 +20,7 @@ namespace datalog::store {
 
 inline constexpr std::chrono::milliseconds kStuckCallCpu{2000};
 
-// Keeps the watchdog running while it lives (one per open graph; the last one stops it).
+// Keeps the watchdog watching while it lives (one per open graph).
 class StuckCallWatch {
  public:
   StuckCallWatch();
