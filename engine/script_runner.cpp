@@ -81,6 +81,11 @@ Status run_script(ScriptHost& host, std::string_view text, const eval::RunOption
                   std::vector<CommandOutcome>* outcomes) {
   std::vector<ast::Command> commands;
   DATALOG_RETURN_IF_ERROR(parse_script(text, &commands, options.interrupted));
+  return run_commands(host, commands, options, outcomes);
+}
+
+Status run_commands(ScriptHost& host, const std::vector<ast::Command>& commands,
+                    const eval::RunOptions& options, std::vector<CommandOutcome>* outcomes) {
   // A query sees every command before it: "now" (its default valid time) is never earlier than
   // the default valid-from of what the script wrote, however the clock moved meanwhile.
   eval::RunOptions query_options = options;

@@ -39,6 +39,10 @@ struct CommandOutcome {
 
 Status run_script(ScriptHost& host, std::string_view text, const eval::RunOptions& options,
                   std::vector<CommandOutcome>* outcomes);
+// The same for a script parsed already (parse_script): a caller may keep the parse of a text it
+// runs again.
+Status run_commands(ScriptHost& host, const std::vector<ast::Command>& commands,
+                    const eval::RunOptions& options, std::vector<CommandOutcome>* outcomes);
 
 // The rules persisted in a graph, parsed.
 Status load_rules(GraphReader& graph, std::vector<ast::Rule>* rules);

@@ -14,6 +14,7 @@
 
 #include "engine/eval/eval_context.h"
 #include "extension/graph_session.h"
+#include "extension/parsed_scripts.h"
 #include "extension/sqlite_api.h"
 
 namespace datalog::ext {
@@ -76,9 +77,13 @@ class ConnectionContext {
   void keep_temp_graph(const std::string& qualified_table, std::shared_ptr<store::GraphEnv> env);
   void forget_temp_graph(const std::string& qualified_table);
 
+  // datalog_exec's scripts, parsed once per text.
+  ParsedScripts& parsed_scripts() { return parsed_scripts_; }
+
  private:
   sqlite3* db_;
   bool any_graph_path_ = false;
+  ParsedScripts parsed_scripts_;
   // By index path: a session outlives the replacement of a damaged index at the same path.
   std::map<std::string, std::weak_ptr<GraphSession>> sessions_;
   std::map<std::string, std::shared_ptr<store::GraphEnv>> temp_graphs_;

@@ -67,10 +67,14 @@ void datalog_exec(sqlite3_context* ctx, int, sqlite3_value** argv) {
     sqlite3* db = sqlite3_context_db_handle(ctx);
     InterruptProbe probe(db, &session->probe_statements());
     SqlFunctions sql_functions(db);
+    auto* context = static_cast<ConnectionContext*>(sqlite3_user_data(ctx));
     SessionScriptHost host(db, *session, table);
-    host.set_page_bytes(static_cast<ConnectionContext*>(sqlite3_user_data(ctx))->write_page_bytes());
+    host.set_page_bytes(context->write_page_bytes());
+    const eval::RunOptions options = run_options(probe, sql_functions, limits);
+    std::shared_ptr<const ParsedScripts::Commands> commands;
     std::vector<CommandOutcome> outcomes;
-    Status st = run_script(host, text_arg(argv[1]), run_options(probe, sql_functions, limits), &outcomes);
+    Status st = context->parsed_scripts().get(text_arg(argv[1]), options.interrupted, &commands);
+    if (st.ok()) st = run_commands(host, *commands, options, &outcomes);
     if (st.ok()) st = host.commit(probe);
     if (!st.ok()) return fail(ctx, st);
     std::unique_ptr<GraphReading> names;

@@ -16,6 +16,7 @@
 #include "engine/ast.h"
 #include "engine/eval/step_memo.h"
 #include "engine/status.h"
+#include "extension/text_hash.h"
 
 namespace datalog::ext {
 
@@ -33,12 +34,8 @@ class ParsedQueries {
   Status get(std::string_view text, std::shared_ptr<const ParsedQuery>* out);
 
  private:
-  // Looked up by the argument's bytes as they are: a hit copies nothing.
-  struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-  };
   static constexpr std::size_t kMaxEntries = 256;
+  // Looked up by the argument's bytes as they are (text_hash.h): a hit copies nothing.
   std::unordered_map<std::string, std::shared_ptr<const ParsedQuery>, TextHash, std::equal_to<>> entries_;
 };
 
