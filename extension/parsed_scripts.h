@@ -5,8 +5,10 @@
 // (parsed_queries.h): parsing was about 45% of a 100-fact transact or retract. Parsing depends
 // on the text alone (no clock, no graph), so a parse is as good the next time. The cache
 // belongs to one connection. It keeps scripts of up to kMaxTextBytes (a bulk load's text is read
-// once and dropped) and at most kMaxTotalBytes of text in all, starting over when full. Only
-// scripts that parse are kept: a failing text reports its error again on every call.
+// once and dropped) and at most kMaxTotalBytes of text in all, starting over when full: a parsed
+// script takes more memory than its text (each fact's values, positions and vectors), and the
+// bound on text bounds that too. Only scripts that parse are kept: a failing text reports its
+// error again on every call.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +35,7 @@ class ParsedScripts {
              std::shared_ptr<const Commands>* out);
 
   static constexpr std::size_t kMaxTextBytes = 16 * 1024;
-  static constexpr std::size_t kMaxTotalBytes = 1024 * 1024;
+  static constexpr std::size_t kMaxTotalBytes = 256 * 1024;
 
  private:
   std::unordered_map<std::string, std::shared_ptr<const Commands>, TextHash, std::equal_to<>> entries_;
