@@ -147,10 +147,14 @@ namespace {
 
 // An ident read from the index may be one a transaction made that has not committed (a large
 // transaction commits the index part way, meta.h kUnfinishedFrom). Its id may later go to another
-// name, so it is not shared.
-bool ident_committed(MDB_txn* txn, const Tables& t, EntityId id) {
+// name, so it is not shared. The bound is read once per committed state (txn is a snapshot).
+bool ident_committed(MDB_txn* txn, const Tables& t, const ReadCache& shared, EntityId id) {
+  const std::uint64_t state = mdb_txn_id(txn);
   std::uint64_t unfinished_from = 0;
-  if (!read_counter(txn, t.meta, meta_key::kUnfinishedFrom, &unfinished_from).ok()) return false;
+  if (!shared.unfinished_from(state, &unfinished_from)) {
+    if (!read_counter(txn, t.meta, meta_key::kUnfinishedFrom, &unfinished_from).ok()) return false;
+    shared.remember_unfinished_from(state, unfinished_from);
+  }
   return unfinished_from == 0 || static_cast<std::uint64_t>(id) < unfinished_from;
 }
 
@@ -165,7 +169,7 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
   if (known.entity || known.missing) return Status::OK();
   DATALOG_RETURN_IF_ERROR(lookup_ident(txn, t, name, id));
   if (*id) {
-    if (ident_committed(txn, t, **id)) shared->remember_ident(name, **id);
+    if (ident_committed(txn, t, *shared, **id)) shared->remember_ident(name, **id);
   } else {
     shared->remember_missing(state, name);
   }
@@ -177,7 +181,7 @@ Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
   if (!shared) return ident_name(txn, t, id, name);
   if (shared->ident_of(id, name)) return Status::OK();
   DATALOG_RETURN_IF_ERROR(ident_name(txn, t, id, name));
-  if (*name && ident_committed(txn, t, id)) shared->remember_name(id, **name);
+  if (*name && ident_committed(txn, t, *shared, id)) shared->remember_name(id, **name);
   return Status::OK();
 }
 

@@ -112,6 +112,19 @@ std::optional<AttributeStats> ReadCache::attribute_stats(std::uint64_t txn_id, E
   return found;
 }
 
+bool ReadCache::unfinished_from(std::uint64_t txn_id, std::uint64_t* from) const {
+  const ThreadCopy& mine = thread_copy();
+  if (txn_id == 0 || mine.unfinished_txn_id != txn_id) return false;
+  *from = mine.unfinished_from;
+  return true;
+}
+
+void ReadCache::remember_unfinished_from(std::uint64_t txn_id, std::uint64_t from) const {
+  ThreadCopy& mine = thread_copy();
+  mine.unfinished_txn_id = txn_id;
+  mine.unfinished_from = from;
+}
+
 void ReadCache::remember_graph_stats(std::uint64_t txn_id, const GraphStats& s) {
   std::lock_guard lock(mutex_);
   switch_state(txn_id);

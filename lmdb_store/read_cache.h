@@ -12,6 +12,9 @@
 //   time is decoded with a lookup in the transaction table, which a point query would otherwise
 //   repeat on every call. Keyed by state, not by transaction alone: the number of a transaction
 //   that never committed goes to the next one, with another time.
+// - Where the records of an unfinished transaction begin (meta.h kUnfinishedFrom) in one committed
+//   state, per thread: an ident read from LMDB is shared only below it, and a point query that
+//   misses the ident cache would otherwise read it on every call.
 // Thread safety: all members are safe to call from any thread.
 #pragma once
 
@@ -66,6 +69,10 @@ class ReadCache {
   bool tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t* ms) const;
   void remember_tx_time(std::uint64_t txn_id, std::uint64_t tx, std::int64_t ms) const;
 
+  // kUnfinishedFrom in the committed state txn_id, when this thread has read it.
+  bool unfinished_from(std::uint64_t txn_id, std::uint64_t* from) const;
+  void remember_unfinished_from(std::uint64_t txn_id, std::uint64_t from) const;
+
  private:
   // Bounds memory on graphs with very many idents: the maps start over when full.
   static constexpr std::size_t kMaxIdents = 1 << 20;
@@ -81,6 +88,8 @@ class ReadCache {
     std::uint64_t stats_txn_id = 0;
     std::optional<GraphStats> graph_stats;
     std::unordered_map<EntityId, AttributeStats> attribute_stats;
+    std::uint64_t unfinished_txn_id = 0;  // 0: not read
+    std::uint64_t unfinished_from = 0;
     // Forgets the statistics of another committed state.
     void switch_state(std::uint64_t txn_id) {
       if (txn_id == stats_txn_id) return;

@@ -56,6 +56,10 @@ TEST_CASE("interim commit: the records reach the file, marked unfinished until t
   // never commits, its id may go to another name.
   CHECK(shared_lookup(*env, Value::keyword(":alice")) == alice);
   CHECK_FALSE(env->read_cache().entity_of(Value::keyword(":alice")).has_value());
+  // Again in the same state, where the mark is known without reading it (ReadCache keeps it per
+  // committed state).
+  CHECK(shared_lookup(*env, Value::keyword(":alice")) == alice);
+  CHECK_FALSE(env->read_cache().entity_of(Value::keyword(":alice")).has_value());
 
   // The transaction goes on, reads what it wrote before the interim commit, and commits whole.
   EntityId again = 0;
