@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -39,18 +40,29 @@ bool climbs_out(const std::string& file) {
   return false;
 }
 
-// The canonical form of a folder ("" is the working directory); empty when it does not exist.
-std::string real_folder(const std::string& folder) {
-  char buffer[PATH_MAX];
-  return ::realpath(folder.empty() ? "." : folder.c_str(), buffer) ? std::string(buffer) : std::string();
-}
+// The canonical form of folders ("" is the working directory; empty when it does not exist), for
+// one resolve: the graph's folder is mostly the database's, and each is looked up once.
+class RealFolders {
+ public:
+  const std::string& of(const std::string& folder) {
+    auto it = known_.find(folder);
+    if (it == known_.end()) {
+      char buffer[PATH_MAX];
+      const bool found = ::realpath(folder.empty() ? "." : folder.c_str(), buffer) != nullptr;
+      it = known_.emplace(folder, found ? std::string(buffer) : std::string()).first;
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, std::string> known_;
+};
 
 // Whether path, with symbolic links followed, is a file inside folder (or a folder below it).
-bool stays_inside(const std::string& path, const std::string& folder, std::string* error) {
-  const std::string base = real_folder(folder);
-  const std::string path_folder = folder_of(path);
-  // The default path is in the database's folder: one realpath, not two.
-  const std::string parent = path_folder == folder ? base : real_folder(path_folder);
+bool stays_inside(const std::string& path, const std::string& folder, RealFolders& real,
+                  std::string* error) {
+  const std::string& base = real.of(folder);
+  const std::string& parent = real.of(folder_of(path));
   // A missing folder holds no link to follow, and nothing can be made in it: opening the graph
   // reports it.
   if (base.empty() || parent.empty()) return true;
@@ -94,13 +106,13 @@ std::vector<std::string> database_files(sqlite3* db) {
 // The file of the connection's databases (and their journals) that path is, if any: by device
 // and inode when path exists (a file that does not exist is not it), else by canonical folder
 // and name. Each path is looked up once: this runs on every open of a graph.
-std::string database_file_named(sqlite3* db, const std::string& path) {
+std::string database_file_named(sqlite3* db, const std::string& path, RealFolders& real) {
   struct stat at_path {};
   const bool path_exists = ::stat(path.c_str(), &at_path) == 0;
-  const std::string path_folder = path_exists ? std::string() : real_folder(folder_of(path));
+  const std::string path_folder = path_exists ? std::string() : real.of(folder_of(path));
   if (!path_exists && path_folder.empty()) return {};  // nothing can be made there
   for (const std::string& file : database_files(db)) {
-    const std::string file_folder = path_exists ? std::string() : real_folder(folder_of(file));
+    const std::string file_folder = path_exists ? std::string() : real.of(folder_of(file));
     for (const char* suffix : {"", "-wal", "-journal", "-shm"}) {
       const std::string candidate = file + suffix;
       if (path_exists) {
@@ -143,6 +155,7 @@ bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::strin
                         const std::string& file, bool any_folder, std::string* path,
                         std::string* error) {
   const bool temp = sqlite3_stricmp(schema.c_str(), "temp") == 0;
+  RealFolders real;
   if (file.empty()) {
     const std::string database = database_file(db, schema);
     *path = database.empty() ? std::string() : index_path_beside(database, table);
@@ -159,9 +172,9 @@ bool resolve_graph_path(sqlite3* db, const std::string& schema, const std::strin
       return false;
     }
     *path = file.front() == '/' ? file : folder + file;
-    if (!any_folder && !stays_inside(*path, folder, error)) return false;
+    if (!any_folder && !stays_inside(*path, folder, real, error)) return false;
   }
-  const std::string clash = database_file_named(db, *path);
+  const std::string clash = database_file_named(db, *path, real);
   if (!clash.empty()) {
     *error = fmt::format("the graph file would be the database file itself ('{}'); name another "
                          "file: USING datalog('other.graph')",

@@ -7,17 +7,12 @@
 namespace datalog::ext {
 
 Status ParsedQueries::get(std::string_view text, std::shared_ptr<const ParsedQuery>* out) {
-  auto it = entries_.find(text);
-  if (it != entries_.end()) {
-    *out = it->second;
-    return Status::OK();
-  }
+  if ((*out = cache_.find(text))) return Status::OK();
   auto parsed = std::make_shared<ParsedQuery>();
   DATALOG_RETURN_IF_ERROR(parse_query(text, &parsed->query));
   DATALOG_RETURN_IF_ERROR(check_query(parsed->query));
   parsed->slots = query_slots(parsed->query);
-  if (entries_.size() >= kMaxEntries) entries_.clear();
-  entries_.emplace(text, parsed);
+  cache_.keep(text, parsed);
   *out = std::move(parsed);
   return Status::OK();
 }

@@ -2,21 +2,19 @@
 //
 // `SELECT ... FROM datalog_q('g', '(query ...)')` run again and again (a prepared statement in a
 // loop, or the same text from many statements) parses and checks its query the first time only.
-// The cache belongs to one connection's datalog_q table; it holds at most kMaxEntries texts and
-// starts over when full. Entries are shared, so a cursor keeps its query while another call
-// replaces the cache's contents.
+// The cache belongs to one connection's datalog_q table and keeps queries as text_cache.h says:
+// texts of up to 16 KiB, 256 KiB of text and 256 texts in all.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/ast.h"
 #include "engine/eval/step_memo.h"
 #include "engine/status.h"
-#include "extension/text_hash.h"
+#include "extension/text_cache.h"
 
 namespace datalog::ext {
 
@@ -33,10 +31,10 @@ class ParsedQueries {
   // The parsed and checked query of text, or its parse or analysis error.
   Status get(std::string_view text, std::shared_ptr<const ParsedQuery>* out);
 
+  static constexpr TextCacheBounds kBounds{16 * 1024, 256 * 1024, 256};
+
  private:
-  static constexpr std::size_t kMaxEntries = 256;
-  // Looked up by the argument's bytes as they are (text_hash.h): a hit copies nothing.
-  std::unordered_map<std::string, std::shared_ptr<const ParsedQuery>, TextHash, std::equal_to<>> entries_;
+  TextCache<ParsedQuery> cache_{kBounds};
 };
 
 }  // namespace datalog::ext

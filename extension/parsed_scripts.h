@@ -1,27 +1,20 @@
 // extension/parsed_scripts.h: datalog_exec scripts parsed once per distinct text.
 //
 // An application that runs the same script again (a statement prepared once and stepped in a
-// loop, a fixed command) pays for reading its EDN once, as datalog_q does for its queries
-// (parsed_queries.h): parsing was about 45% of a 100-fact transact or retract. Parsing depends
-// on the text alone (no clock, no graph), so a parse is as good the next time. The cache
-// belongs to one connection. It keeps scripts of up to kMaxTextBytes (a bulk load's text is read
-// once and dropped) and at most kMaxTotalBytes of text in all, starting over when full: a parsed
-// script takes more memory than its text (each fact's values, positions and vectors), and the
-// bound on text bounds that too. Only scripts that parse are kept: a failing text reports its
-// error again on every call.
+// loop, a fixed command) pays for reading its EDN once: parsing was about 45% of a 100-fact
+// transact or retract. Kept as text_cache.h says: scripts of up to 16 KiB, 256 KiB of text in
+// all. Only scripts that parse are kept: a failing text reports its error again on every call.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/ast.h"
 #include "engine/status.h"
-#include "extension/text_hash.h"
+#include "extension/text_cache.h"
 
 namespace datalog::ext {
 
@@ -34,12 +27,10 @@ class ParsedScripts {
   Status get(std::string_view text, const std::function<bool()>& interrupted,
              std::shared_ptr<const Commands>* out);
 
-  static constexpr std::size_t kMaxTextBytes = 16 * 1024;
-  static constexpr std::size_t kMaxTotalBytes = 256 * 1024;
+  static constexpr TextCacheBounds kBounds{16 * 1024, 256 * 1024, 4096};
 
  private:
-  std::unordered_map<std::string, std::shared_ptr<const Commands>, TextHash, std::equal_to<>> entries_;
-  std::size_t total_bytes_ = 0;
+  TextCache<Commands> cache_{kBounds};
 };
 
 }  // namespace datalog::ext

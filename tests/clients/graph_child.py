@@ -9,8 +9,8 @@ usage: graph_child.py MODE EXTENSION DATABASE [BUSY_TIMEOUT_MS]
          'rollback' do it and print 'done'
   write  insert (':child', ':n', 2) in autocommit; print 'ok' or 'error <errorname> <message>'
   read   print the values of ':n' as 'values 1,2,...'
-  bulk   BEGIN; insert 300000 facts (':bulk'); print 'inserting' while the statement runs;
-         COMMIT; print 'committed'
+  bulk   BEGIN; insert 3,000,000 facts (':bulk'); print 'inserting' while the statement runs;
+         COMMIT; print 'committed' (seconds of work: the parent kills it midway)
   many   commit transactions of 10 facts each ([tx, ':many', 0..9]) until killed; print
          'tx <n>' after each commit
 """
@@ -57,7 +57,7 @@ def main():
         conn.set_progress_handler(progress, 10000)
         conn.execute("BEGIN")
         conn.execute("""
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000)
             INSERT INTO w(e, a, v) SELECT ':bulk', ':bulk', i FROM n""")
         conn.execute("COMMIT")
         say("committed")

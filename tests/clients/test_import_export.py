@@ -380,7 +380,10 @@ def test_interrupt_leaves_nothing(db, tmp_path):
         calls.append(1)
         return 1 if len(calls) > 50 else 0
 
-    db.set_progress_handler(handler, 1000)
+    # Every 100 virtual-machine steps of the import's own statements: how many it runs depends on
+    # how fast the machine is (a probe for interrupts runs on a timer), and 51 calls of 1,000
+    # steps were more than a fast run of the whole import made.
+    db.set_progress_handler(handler, 100)
     with pytest.raises(sqlite3.OperationalError, match="interrupted"):
         db.execute("SELECT datalog_import('g', 'big.nt')")
     db.set_progress_handler(None, 0)

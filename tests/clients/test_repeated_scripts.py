@@ -1,7 +1,8 @@
-"""datalog_exec keeps the parse of a script it runs again (extension/parsed_scripts.h). The same
-text run again does its work again, against the graph as it is then: nothing of an earlier run's
-outcome is kept. A failing text fails every time, and texts too large to keep run as often as
-they are given."""
+"""datalog_exec keeps the parse of a script it runs again (extension/parsed_scripts.h), and
+datalog_q the parse of a query (extension/parsed_queries.h). The same text run again does its work
+again, against the graph as it is then: nothing of an earlier run's outcome is kept. A failing text
+fails every time, and texts too large to keep, or too many to keep, run as often as they are
+given."""
 import time
 
 from conftest import raises_datalog, rows
@@ -63,3 +64,18 @@ def test_large_and_many_scripts_run_each_time(db):
     for i in (0, 150, 299):
         assert exec_datalog(db, f"(transact [[:many :n {i}]])") == f"transacted: tx {303 + (i > 0) + (i > 150)}, 1 datom"
     assert rows(db, "SELECT count(*) FROM g WHERE e = ':many'") == [(303,)]
+
+
+def test_large_and_many_queries_answer_each_time(db):
+    """datalog_q keeps queries of up to 16 KiB and 256 texts (extension/text_cache.h)."""
+    exec_datalog(db, "(transact [[:ann :n 1] [:bob :n 2]])")
+    large = '(query [:find ?e :where [?e :n ?v] [(!= ?v "' + "x" * (20 * 1024) + '")]])'
+    for _ in range(3):
+        assert rows(db, "SELECT c1 FROM datalog_q('g', ?) ORDER BY 1", (large,)) == [(":ann",), (":bob",)]
+    def count_above(k):
+        return rows(db, "SELECT c1 FROM datalog_q('g', ?)",
+                    (f"(query [:find (count ?e) :where [?e :n ?v] [(> ?v {k})]])",))[0][0]
+    for k in range(300):
+        assert count_above(k - 150) == (2 if k < 151 else 1 if k == 151 else 0)
+    exec_datalog(db, "(transact [[:cy :n 3]])")
+    assert [count_above(k) for k in (0, 1, 2)] == [3, 2, 1]
