@@ -8,7 +8,7 @@ void QueryResults::close() {
   if (execution_) execution_->clear();  // kept for the next open: no allocation per call
   release_snapshot();
   shared_names_ = nullptr;
-  names_.clear();
+  if (!names_.empty()) names_.clear();  // clearing an empty map still wipes its buckets
 }
 
 void QueryResults::release_snapshot() {

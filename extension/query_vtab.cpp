@@ -99,6 +99,9 @@ struct QueryCursor : sqlite3_vtab_cursor {
   // The same values kept for xColumn after xFilter, in storage reused from call to call (a copy
   // with sqlite3_value_dup cost two allocations per call).
   std::vector<ArgumentCopy> kept;
+  // The query's inputs of this call, in storage reused from call to call: a named table's slots
+  // keep their map entries.
+  eval::QueryInputs inputs;
 };
 
 std::string dequote(std::string s) {
@@ -434,6 +437,7 @@ Status query_inputs(const QueryCursor& c, const ast::Query& query, const std::ve
   for (std::size_t i = 0; i < slots.size(); ++i) {
     sqlite3_value* v = argument(ColumnRole::Kind::Slot, i);
     if (v) inputs->slots[slots[i]] = datalog_value_of(v);
+    else inputs->slots.erase(slots[i]);
   }
   if (table->ad_hoc) return Status::OK();
   for (std::size_t col = 0; col < table->columns.size(); ++col) {
@@ -468,7 +472,9 @@ int query_filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, s
       slots = &c->parsed->slots;
       memo = &c->parsed->step_memo;
     }
-    eval::QueryInputs inputs;
+    eval::QueryInputs& inputs = c->inputs;
+    inputs.bindings.clear();
+    if (table->ad_hoc) inputs.slots.clear();  // each call's query has slots of its own
     Status st = query_inputs(*c, *query, *slots, positional, &inputs);
     if (!st.ok()) return report(cur->pVtab, st);
     std::string error;

@@ -19,6 +19,7 @@ Status QueryExecution::start(GraphReader& graph, const ast::Query& query, const 
   std::unique_ptr<QueryExecution> run = std::move(*out);
   if (run) run->clear();
   else run.reset(new QueryExecution());
+  run->cleared_ = false;
   static const std::vector<ast::Rule> kNoRules;
   const std::vector<ast::Rule>* called = &kNoRules;
   if (calls_rules(query.where)) {
@@ -44,6 +45,8 @@ Status QueryExecution::start(GraphReader& graph, const ast::Query& query, const 
 }
 
 void QueryExecution::clear() {
+  if (cleared_) return;
+  cleared_ = true;
   if (stream_) {
     stream_->end();
     spare_ = std::move(stream_);

@@ -59,6 +59,7 @@ class QueryExecution {
   RowStore rows_;
   std::size_t pos_ = 0;
   bool at_end_ = true;
+  bool cleared_ = true;  // nothing held since the last clear(), which callers make twice a call
 };
 
 // Whether any clause of the body, at any depth (or, not, not-join), calls a rule.

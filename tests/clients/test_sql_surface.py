@@ -147,6 +147,10 @@ def test_a_query_table_called_again_and_again_answers_each_call_alone(db):
             rows(db, "SELECT * FROM few")
         assert rows(db, "SELECT * FROM few WHERE e = ':b'") == [(":b",)]
         assert rows(db, "SELECT e FROM small(3) ORDER BY e") == [(":a",), (":b",)]
+        # Ad hoc queries of one cursor's table, each with slots of its own name.
+        assert rows(db, "SELECT c1 FROM datalog_q('g', '(query [:find ?v :where [$e :n ?v]])', ':b')") == [(2,)]
+        assert rows(db, "SELECT c1 FROM datalog_q('g', '(query [:find ?v :where [$x :m ?v]])', ':a')") == [(10,)]
+        assert rows(db, "SELECT c1 FROM datalog_q('g', '(query [:find ?v :where [$x :n ?v]])', ':c')") == [(3,)]
     # Two cursors of one table open at once (a self-join): each keeps its own stream.
     assert rows(db, "SELECT x.v, y.v FROM point(':a') x, point(':b') y") == [(1, 2)]
     assert rows(db, "SELECT x.v, y.v FROM small(3) x JOIN small(3) y ON y.v = x.v + 1") == [(1, 2)]
