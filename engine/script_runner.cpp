@@ -77,13 +77,6 @@ Status check_query_with_rules(const ast::Query& query, const std::vector<ast::Ru
   return check_rule_calls(query, rules);
 }
 
-Status run_script(ScriptHost& host, std::string_view text, const eval::RunOptions& options,
-                  std::vector<CommandOutcome>* outcomes) {
-  std::vector<ast::Command> commands;
-  DATALOG_RETURN_IF_ERROR(parse_script(text, &commands, options.interrupted));
-  return run_commands(host, commands, options, outcomes);
-}
-
 Status run_commands(ScriptHost& host, const std::vector<ast::Command>& commands,
                     const eval::RunOptions& options, std::vector<CommandOutcome>* outcomes) {
   // A query sees every command before it: "now" (its default valid time) is never earlier than

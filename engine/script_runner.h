@@ -37,9 +37,7 @@ struct CommandOutcome {
   eval::QueryResult result;
 };
 
-Status run_script(ScriptHost& host, std::string_view text, const eval::RunOptions& options,
-                  std::vector<CommandOutcome>* outcomes);
-// The same for a script parsed already (parse_script): a caller may keep the parse of a text it
+// Runs a script parsed by parse_script (parser.h): a caller may keep the parse of a text it
 // runs again.
 Status run_commands(ScriptHost& host, const std::vector<ast::Command>& commands,
                     const eval::RunOptions& options, std::vector<CommandOutcome>* outcomes);
