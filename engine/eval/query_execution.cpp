@@ -29,7 +29,7 @@ Status QueryExecution::start(GraphReader& graph, const ast::Query& query, const 
   // Rules are derived in full before the body runs, so only a rule-free query can stream.
   if (graph_stays_still && called->empty()) {
     DATALOG_RETURN_IF_ERROR(
-        QueryStream::open(graph, query, inputs, options, &run->stream_, std::move(run->spare_)));
+        QueryStream::open(graph, query, inputs, options, &run->stream_, &run->spare_));
   }
   if (run->stream_) {
     run->at_end_ = false;

@@ -6,6 +6,7 @@
 
 #include "engine/ast_walk.h"
 #include "engine/eval/expression_eval.h"
+#include "engine/eval/stream_shape.h"
 #include "engine/eval/temporal_metadata.h"
 #include "engine/eval/value_ranges.h"
 
@@ -15,59 +16,24 @@ namespace {
 
 const ast::Variable* variable_of(const ast::Term& t) { return std::get_if<ast::Variable>(&t); }
 
-// A constant value that matches only itself in a scan (an ident keyword or uuid also matches the
-// entity it names, a ref its ident, and a float its neighbours within epsilon).
-bool matches_only_itself(const Value& v) {
-  switch (v.kind()) {
-    case ValueKind::String:
-    case ValueKind::Integer:
-    case ValueKind::Boolean:
-    case ValueKind::Instant:
-    case ValueKind::Bytes: return true;
-    default: return false;
-  }
+bool pattern_holds_slot(const ast::Pattern& p) {
+  return std::holds_alternative<ast::Slot>(p.e) || std::holds_alternative<ast::Slot>(p.a) ||
+         std::holds_alternative<ast::Slot>(p.v);
 }
 
-// An expression that reads only its arguments and gives at most one value: a filter, or a
-// binding of a variable (a wildcard output would only test that the call succeeds).
-bool is_plain_expression(const ast::ExprClause& c) {
-  if (c.out && c.out->is_wildcard()) return false;
-  return c.expr.op != "get-else" && c.expr.op != "missing?" && c.expr.op != "ground";
-}
-
-// The shape start() accepts, checked on the query as written (a slot stands only where a
-// constant may, never in the attribute): one real pattern with a constant attribute, and plain
-// expressions. A query of any other shape goes to run_query before the slots are copied in.
-bool single_scan_shape(const ast::Query& query) {
-  int patterns = 0;
-  for (const auto& clause : query.where) {
-    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
-      if (++patterns > 1 || is_pseudo_pattern(*p) || !std::holds_alternative<Value>(p->a)) return false;
-    } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); !e || !is_plain_expression(*e)) {
-      return false;
-    }
-  }
-  return patterns == 1;
-}
-
-// The query's one pattern, when no expression holds a slot: then only that pattern needs its
-// slots filled, and the rest of the query is read as written (no copy per call).
-const ast::Pattern* only_pattern_holds_slots(const ast::Query& query) {
-  const ast::Pattern* pattern = nullptr;
-  for (const auto& clause : query.where) {
+bool expression_holds_slot(const ast::Query& query) {
+  return std::any_of(query.where.begin(), query.where.end(), [](const ast::Clause& clause) {
     const auto* e = std::get_if<ast::ExprClause>(&clause.node);
-    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) pattern = p;
-    else if (e && ast::expr_holds_slot(e->expr)) return nullptr;
-  }
-  return pattern;
+    return e && ast::expr_holds_slot(e->expr);
+  });
 }
 
 }  // namespace
 
 Status QueryStream::open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                          const RunOptions& options, std::unique_ptr<QueryStream>* out,
-                         std::unique_ptr<QueryStream> reuse) {
-  return open_shape(graph, query, inputs, options, Shape::Rows, out, std::move(reuse));
+                         std::unique_ptr<QueryStream>* spare) {
+  return open_shape(graph, query, inputs, options, Shape::Rows, out, spare);
 }
 
 Status QueryStream::open_bindings(GraphReader& graph, const ast::Query& query,
@@ -78,7 +44,7 @@ Status QueryStream::open_bindings(GraphReader& graph, const ast::Query& query,
 
 Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                                const RunOptions& options, Shape shape,
-                               std::unique_ptr<QueryStream>* out, std::unique_ptr<QueryStream> reuse) {
+                               std::unique_ptr<QueryStream>* out, std::unique_ptr<QueryStream>* spare) {
   using Kind = ast::FindElement::Kind;
   out->reset();
   if (!inputs.bindings.empty() || !query.in.empty()) return Status::OK();
@@ -92,26 +58,46 @@ Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, cons
     }
   }
   if (shape == Shape::Bindings && !aggregates) return Status::OK();
-  if (!single_scan_shape(query)) return Status::OK();
+  std::unique_ptr<QueryStream> stream;
+  if (spare && *spare) stream = std::move(*spare);
+  else stream.reset(new QueryStream());
+  // A query that does not stream hands the storage back for the next call.
+  const auto keep_spare = [&] {
+    stream->end();
+    if (spare) *spare = std::move(stream);
+    return Status::OK();
+  };
+  if (!stream_order(query, &stream->order_)) return keep_spare();
+  if (shape == Shape::Bindings && stream->order_.size() > 1) return keep_spare();
   TimeView view;
   DATALOG_RETURN_IF_ERROR(query_time_view(graph, query, inputs.slots, options.now_ms, &view));
   Limits limits = options.limits;
   if (query.max_results) limits.max_results = *query.max_results;
-  std::unique_ptr<QueryStream> stream = std::move(reuse);
-  if (!stream) stream.reset(new QueryStream());
   stream->begin(graph, view, limits);
   stream->ctx_->set_interrupt(options.interrupted);
   stream->ctx_->set_external_functions(options.external);
   bool streams = false;
-  if (const ast::Pattern* pattern = only_pattern_holds_slots(query)) {
-    stream->pattern_ = *pattern;
-    DATALOG_RETURN_IF_ERROR(fill_pattern_slots(stream->pattern_, inputs.slots));
-    DATALOG_RETURN_IF_ERROR(stream->start(query, &stream->pattern_, shape, &streams));
+  if (!expression_holds_slot(query)) {
+    // Only patterns hold slots: they are filled in copies, the rest is read as written.
+    const auto holding = static_cast<std::size_t>(std::count_if(
+        stream->order_.begin(), stream->order_.end(), [](const ast::Pattern* p) { return pattern_holds_slot(*p); }));
+    if (stream->filled_.size() < holding) stream->filled_.resize(holding);  // before any is pointed at
+    std::size_t filled = 0;
+    for (const ast::Pattern*& p : stream->order_) {
+      if (!pattern_holds_slot(*p)) continue;
+      ast::Pattern& copy = stream->filled_[filled++];
+      copy = *p;
+      DATALOG_RETURN_IF_ERROR(fill_pattern_slots(copy, inputs.slots));
+      p = &copy;
+    }
+    DATALOG_RETURN_IF_ERROR(stream->start(query, shape, &streams));
   } else {
     DATALOG_RETURN_IF_ERROR(substitute_slots(query, inputs.slots, &stream->query_));
-    DATALOG_RETURN_IF_ERROR(stream->start(stream->query_, nullptr, shape, &streams));
+    if (!stream_order(stream->query_, &stream->order_)) return keep_spare();
+    DATALOG_RETURN_IF_ERROR(stream->start(stream->query_, shape, &streams));
   }
-  if (streams) *out = std::move(stream);
+  if (!streams) return keep_spare();
+  *out = std::move(stream);
   return Status::OK();
 }
 
@@ -119,11 +105,12 @@ void QueryStream::begin(GraphReader& graph, const TimeView& view, const Limits& 
   end();
   ctx_.emplace(graph, view, limits);
   source_ = &query_;
+  level_count_ = 0;
+  depth_ = 0;
   steps_.clear();
   scope_.vars.clear();
   current_.clear();
   produced_values_.clear();
-  entity_column_ = value_column_ = -1;
   find_columns_.clear();
   moves_out_.clear();
   empty_ = false;
@@ -131,62 +118,38 @@ void QueryStream::begin(GraphReader& graph, const TimeView& view, const Limits& 
 }
 
 void QueryStream::end() {
-  if (cursor_ && cursor_->keepable()) spare_cursor_ = std::move(cursor_);
-  cursor_.reset();
+  for (Level& level : levels_) {
+    if (level.cursor && !level.cursor->keepable()) level.cursor.reset();
+    level.open = false;
+  }
   ctx_.reset();
 }
 
-// Checks the query's shape and opens the scan; *streams is false for any other shape.
-Status QueryStream::start(const ast::Query& source, const ast::Pattern* filled, Shape shape, bool* streams) {
+// Checks the query's shape and opens the root's scan; *streams is false for any other shape.
+Status QueryStream::start(const ast::Query& source, Shape shape, bool* streams) {
   *streams = false;
   source_ = &source;
-  const ast::Pattern* pattern = nullptr;
+  level_count_ = order_.size();
+  if (levels_.size() < level_count_) levels_.resize(level_count_);
+  // The comparisons among the filters narrow the root's scan to the values that can pass them;
+  // on integer values, those with an integer constant then hold already (value_ranges.h).
+  std::vector<ValueRange> root_ranges;
+  if (const ast::Variable* v = ast::named_variable(order_.front()->v)) {
+    root_ranges = value_ranges(v->name, comparison_filters(source.where));
+  }
+  for (std::size_t i = 0; i < level_count_; ++i) {
+    DATALOG_RETURN_IF_ERROR(add_level(i, root_ranges, streams));
+    if (!*streams) return Status::OK();
+  }
+  *streams = false;
+  const int pattern_columns = static_cast<int>(scope_.vars.size());
   std::vector<const ast::ExprClause*> expressions;
   for (const auto& clause : source.where) {
-    if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
-      if (pattern || is_pseudo_pattern(*p)) return Status::OK();
-      pattern = filled ? filled : p;
-    } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); e && is_plain_expression(*e)) {
-      expressions.push_back(e);
-    } else {
-      return Status::OK();
-    }
+    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) expressions.push_back(e);
   }
-  if (!pattern) return Status::OK();
-  const auto* attribute = std::get_if<Value>(&pattern->a);
-  if (!attribute) return Status::OK();
-  const ast::Variable* e_var = variable_of(pattern->e);
-  const ast::Variable* v_var = variable_of(pattern->v);
-  if (e_var && v_var && !e_var->is_wildcard() && e_var->name == v_var->name) return Status::OK();
-  const auto* v_constant = std::get_if<Value>(&pattern->v);
-  if (v_constant && !matches_only_itself(*v_constant)) return Status::OK();
-
-  DatomFilter filter;
-  // One look-up each, so past the context's cache of idents (filling it would cost more).
-  std::optional<EntityId> a;
-  if (attribute->is(ValueKind::Keyword)) DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(*attribute, &a));
-  filter.a = a;
-  if (const auto* e_constant = std::get_if<Value>(&pattern->e)) {
-    DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(*e_constant, &filter.e));
-    if (!filter.e) empty_ = true;
-  }
-  if (!a) empty_ = true;
-  if (v_constant) filter.v = *v_constant;
-  if (v_var && !v_var->is_wildcard()) {
-    // The comparisons among the filters narrow the scan to the values that can pass them; on
-    // integer values, those with an integer constant then hold already (value_ranges.h).
-    filter.v_ranges = value_ranges(v_var->name, comparison_filters(source.where));
-  }
-  if (e_var && !e_var->is_wildcard()) {
-    entity_column_ = 0;
-    scope_.vars.push_back(e_var->name);
-  }
-  if (v_var && !v_var->is_wildcard()) {
-    value_column_ = static_cast<int>(scope_.vars.size());
-    scope_.vars.push_back(v_var->name);
-  }
-  if (!place_expressions(std::move(expressions), v_var && !v_var->is_wildcard() ? &v_var->name : nullptr,
-                         !filter.v_ranges.empty())) {
+  const ast::Variable* root_value = ast::named_variable(order_.front()->v);
+  if (!place_expressions(std::move(expressions), root_value ? &root_value->name : nullptr,
+                         !root_ranges.empty())) {
     return Status::OK();
   }
   for (const auto& f : source.find) {
@@ -194,62 +157,137 @@ Status QueryStream::start(const ast::Query& source, const ast::Pattern* filled, 
     if (column < 0) return Status::OK();  // the analyzer rejects this; run_query says how
     if (shape == Shape::Rows) find_columns_.push_back(column);
   }
+  // A column moves out to its last :find element only when the next row binds it again: the
+  // innermost level's own, and what its steps bind. Outer levels' values serve several rows.
+  const Level& innermost = levels_[level_count_ - 1];
+  const auto rebound_each_row = [&](int column) {
+    if (column >= innermost.first_column && column < innermost.end_columns) return true;
+    if (column < pattern_columns) return false;
+    for (std::size_t s = innermost.first_step; s < innermost.end_steps; ++s) {
+      if (steps_[s].out_column == column) return true;
+    }
+    return false;
+  };
   for (std::size_t i = 0; i < find_columns_.size(); ++i) {
-    moves_out_.push_back(std::find(find_columns_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                                   find_columns_.end(), find_columns_[i]) == find_columns_.end());
+    const bool last_use = std::find(find_columns_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                    find_columns_.end(), find_columns_[i]) == find_columns_.end();
+    moves_out_.push_back(last_use && rebound_each_row(find_columns_[i]));
   }
-  // A value no find element or filter reads need not be decoded (point_attribute: [?e :a _]);
-  // a scan that compares values itself decodes them regardless.
-  filter.values_unused = steps_.empty() &&
-                         std::none_of(source.find.begin(), source.find.end(), [&](const ast::FindElement& f) {
-                           return v_var && f.var.name == v_var->name;
-                         });
+  // A value no find element, filter or later look-up reads need not be decoded (point_attribute:
+  // [?e :a _]); a scan that compares values itself decodes them regardless.
+  for (std::size_t i = 0; i < level_count_; ++i) {
+    Level& level = levels_[i];
+    const int column = level.value_column;
+    const auto found = [&](const ast::FindElement& f) { return f.var.name == scope_.vars[static_cast<std::size_t>(column)]; };
+    const auto looks_up = [&](const Level& later) { return later.entity_from == column; };
+    level.filter.values_unused =
+        column < 0 || (steps_.empty() && std::none_of(source.find.begin(), source.find.end(), found) &&
+                       std::none_of(levels_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                    levels_.begin() + static_cast<std::ptrdiff_t>(level_count_), looks_up));
+  }
   // Aggregates grouped by the value get the datoms in value order, so equal keys come together.
-  filter.value_order = shape == Shape::Bindings && v_var &&
-                       std::any_of(source.find.begin(), source.find.end(), [&](const ast::FindElement& f) {
-                         return f.kind == ast::FindElement::Kind::Variable && f.var.name == v_var->name;
-                       });
+  Level& root = levels_[0];
+  root.filter.value_order = shape == Shape::Bindings && root.value_column >= 0 &&
+                            std::any_of(source.find.begin(), source.find.end(), [&](const ast::FindElement& f) {
+                              return f.kind == ast::FindElement::Kind::Variable && f.var.name == root_value->name;
+                            });
   current_.assign(scope_.vars.size(), Value::nil());
   *streams = true;
   if (empty_) return Status::OK();
-  cursor_ = std::move(spare_cursor_);
-  return ctx_->graph().open_cursor(filter, ctx_->view(), &cursor_);
+  DATALOG_RETURN_IF_ERROR(ctx_->graph().open_cursor(root.filter, ctx_->view(), &root.cursor));
+  root.open = true;
+  return Status::OK();
 }
 
-// Orders the expressions so each runs once its inputs are bound (the pattern's variables, then
-// what earlier bindings bind); false when one waits for a variable nothing here binds, or
-// rebinds a bound one (a join, left to run_query).
-bool QueryStream::place_expressions(std::vector<const ast::ExprClause*> pending,
-                                    const std::string* value_var, bool has_ranges) {
-  std::vector<std::string> inputs;
-  while (!pending.empty()) {
-    auto ready = std::find_if(pending.begin(), pending.end(), [&](const ast::ExprClause* c) {
-      inputs.clear();
-      expr_variables(c->expr, inputs);
-      return std::all_of(inputs.begin(), inputs.end(), [&](const std::string& v) { return scope_.binds(v); });
-    });
-    if (ready == pending.end()) return false;
-    const ast::ExprClause* c = *ready;
-    pending.erase(ready);
-    Step step{c};
-    if (c->out) {
-      if (scope_.binds(c->out->name)) return false;
-      step.out_column = static_cast<int>(scope_.vars.size());
-      scope_.vars.push_back(c->out->name);
-    } else {
-      step.holds_on_integers = has_ranges && value_var && exact_on_integers(*c, *value_var);
-    }
-    steps_.push_back(step);
+Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root_ranges, bool* streams) {
+  *streams = false;
+  const ast::Pattern& pattern = *order_[i];
+  Level& level = levels_[i];
+  level.filter.e.reset();
+  level.filter.a.reset();
+  level.filter.v.reset();
+  level.filter.v_ranges.clear();
+  level.filter.values_unused = level.filter.value_order = false;
+  level.entity_from = level.entity_column = level.value_column = -1;
+  level.open = false;
+  const ast::Variable* e_var = variable_of(pattern.e);
+  const ast::Variable* v_var = variable_of(pattern.v);
+  if (e_var && v_var && !e_var->is_wildcard() && e_var->name == v_var->name) return Status::OK();
+  const auto* v_constant = std::get_if<Value>(&pattern.v);
+  if (v_constant && !matches_only_itself(*v_constant)) return Status::OK();
+  // One look-up each, so past the context's cache of idents (filling it would cost more).
+  const Value& attribute = std::get<Value>(pattern.a);  // constant: stream_order checked
+  if (attribute.is(ValueKind::Keyword)) DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(attribute, &level.filter.a));
+  if (!level.filter.a) empty_ = true;
+  if (const auto* e_constant = std::get_if<Value>(&pattern.e)) {
+    DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(*e_constant, &level.filter.e));
+    if (!level.filter.e) empty_ = true;
   }
-  return true;
+  if (v_constant) level.filter.v = *v_constant;
+  level.first_column = static_cast<int>(scope_.vars.size());
+  if (e_var && !e_var->is_wildcard()) {
+    if (i == 0) {
+      level.entity_column = static_cast<int>(scope_.vars.size());
+      scope_.vars.push_back(e_var->name);
+    } else {
+      level.entity_from = scope_.column(e_var->name);  // an earlier level's: stream_order checked
+    }
+  }
+  if (v_var && !v_var->is_wildcard()) {
+    level.value_column = static_cast<int>(scope_.vars.size());
+    scope_.vars.push_back(v_var->name);
+    if (i == 0) level.filter.v_ranges = root_ranges;
+  }
+  level.end_columns = static_cast<int>(scope_.vars.size());
+  *streams = true;
+  return Status::OK();
 }
 
-Status QueryStream::run_expressions(bool* keep) {
+// Places each expression at the first level where its inputs are bound (the patterns' variables
+// up to that level, then what earlier bindings bind), in an order where each runs after what it
+// reads; false when one waits for a variable nothing here binds, or rebinds one a pattern or an
+// earlier binding binds (a join, left to run_query).
+bool QueryStream::place_expressions(std::vector<const ast::ExprClause*> pending,
+                                    const std::string* root_value_var, bool has_ranges) {
+  const int pattern_columns = static_cast<int>(scope_.vars.size());
+  std::vector<std::string> inputs;
+  for (std::size_t i = 0; i < level_count_; ++i) {
+    Level& level = levels_[i];
+    level.first_step = steps_.size();
+    for (;;) {
+      auto ready = std::find_if(pending.begin(), pending.end(), [&](const ast::ExprClause* c) {
+        inputs.clear();
+        expr_variables(c->expr, inputs);
+        return std::all_of(inputs.begin(), inputs.end(), [&](const std::string& v) {
+          const int column = scope_.column(v);
+          return column >= 0 && (column < level.end_columns || column >= pattern_columns);
+        });
+      });
+      if (ready == pending.end()) break;
+      const ast::ExprClause* c = *ready;
+      pending.erase(ready);
+      Step step{c};
+      if (c->out) {
+        if (scope_.binds(c->out->name)) return false;
+        step.out_column = static_cast<int>(scope_.vars.size());
+        scope_.vars.push_back(c->out->name);
+      } else {
+        step.holds_on_integers = i == 0 && has_ranges && root_value_var && exact_on_integers(*c, *root_value_var);
+      }
+      steps_.push_back(step);
+    }
+    level.end_steps = steps_.size();
+  }
+  return pending.empty();
+}
+
+Status QueryStream::run_expressions(std::size_t i, bool* keep) {
   *keep = true;
-  if (steps_.empty()) return Status::OK();
-  const bool integer = value_column_ >= 0 &&
-                       current_[static_cast<std::size_t>(value_column_)].is(ValueKind::Integer);
-  for (const Step& step : steps_) {
+  const Level& level = levels_[i];
+  const bool integer = i == 0 && level.value_column >= 0 &&
+                       current_[static_cast<std::size_t>(level.value_column)].is(ValueKind::Integer);
+  for (std::size_t s = level.first_step; s < level.end_steps; ++s) {
+    const Step& step = steps_[s];
     if (integer && step.holds_on_integers) continue;
     produced_values_.clear();
     DATALOG_RETURN_IF_ERROR(evaluate_clause_expression(*ctx_, *step.clause, scope_, current_, &produced_values_));
@@ -262,24 +300,47 @@ Status QueryStream::run_expressions(bool* keep) {
   return Status::OK();
 }
 
+Status QueryStream::open_level(std::size_t i) {
+  Level& level = levels_[i];
+  std::optional<EntityId> e;
+  DATALOG_RETURN_IF_ERROR(ctx_->as_entity(current_[static_cast<std::size_t>(level.entity_from)], &e));
+  if (!e) return Status::OK();  // a value that names no entity matches nothing here
+  level.filter.e = e;
+  DATALOG_RETURN_IF_ERROR(ctx_->graph().open_cursor(level.filter, ctx_->view(), &level.cursor));
+  level.open = true;
+  return Status::OK();
+}
+
+// Depth first: the innermost open scan gives the next datom; an ended scan hands back to the
+// level before it, and a binding that passes its level's steps opens the next level's look-up.
 Status QueryStream::next_binding(RowView* row, bool* found) {
   *found = false;
   if (empty_) return Status::OK();
-  while (!cursor_->at_end()) {
+  const std::size_t innermost = level_count_ - 1;
+  for (;;) {
+    Level& level = levels_[depth_];
+    if (!level.open || level.cursor->at_end()) {
+      level.open = false;
+      if (depth_ == 0) return Status::OK();
+      --depth_;
+      continue;
+    }
     DATALOG_RETURN_IF_ERROR(ctx_->check_interrupt());
-    Datom& d = cursor_->take_datom();
-    if (entity_column_ >= 0) current_[static_cast<std::size_t>(entity_column_)] = Value::ref(d.e);
-    if (value_column_ >= 0) current_[static_cast<std::size_t>(value_column_)] = std::move(d.v);
-    DATALOG_RETURN_IF_ERROR(cursor_->next());
+    Datom& d = level.cursor->take_datom();
+    if (level.entity_column >= 0) current_[static_cast<std::size_t>(level.entity_column)] = Value::ref(d.e);
+    if (level.value_column >= 0) current_[static_cast<std::size_t>(level.value_column)] = std::move(d.v);
+    DATALOG_RETURN_IF_ERROR(level.cursor->next());
     bool keep = true;
-    if (!steps_.empty()) DATALOG_RETURN_IF_ERROR(run_expressions(&keep));
-    if (keep) {
+    if (level.first_step != level.end_steps) DATALOG_RETURN_IF_ERROR(run_expressions(depth_, &keep));
+    if (!keep) continue;
+    if (depth_ == innermost) {
       *row = current_;
       *found = true;
       return Status::OK();
     }
+    ++depth_;
+    DATALOG_RETURN_IF_ERROR(open_level(depth_));
   }
-  return Status::OK();
 }
 
 Status QueryStream::next(Row* row, bool* done) {
@@ -291,7 +352,8 @@ Status QueryStream::next(Row* row, bool* done) {
   if (++produced_ > ctx_->limits().max_results) {
     return max_results_exceeded(ctx_->limits());
   }
-  // The binding is overwritten by the next call, so each column moves out at its last use.
+  // The binding is overwritten by the next call, so a column the next row binds again moves out
+  // at its last use.
   row->resize(find_columns_.size());
   for (std::size_t i = 0; i < find_columns_.size(); ++i) {
     Value& cell = current_[static_cast<std::size_t>(find_columns_[i])];

@@ -1,24 +1,28 @@
 // engine/eval/query_stream.h: query results that stream — rows taken straight off one index scan,
 // one at a time, instead of being collected before the first is returned.
 //
-// A query streams when its plan is a single scan: one pattern, plus expressions over the
-// pattern's variables — filters, and bindings of new variables ([(* ?v 2) ?w]) that later
-// expressions and :find may read — with plain :find variables. So no rules, :in bindings,
-// aggregates, windows or pull; the pattern's attribute is a constant, no variable repeats in it,
-// and its value is a variable or a constant no ident could stand for (not a keyword, uuid, ref
-// or float, which match more than themselves). get-else, missing? and ground, which read the
-// graph or may bind several values, leave a query to run_query. Everything else runs through run_query (query_runner.h), with the same
-// results. A streamed query stops early when its reader stops asking, and holds one row at a
-// time; :max-results still counts the rows, and sqlite3_interrupt is polled as the scan goes.
-// Rows come in index order.
+// A query streams when its plan is a chain of index scans (stream_shape.h): one pattern, or
+// patterns each of which looks up the entity a pattern before it bound ([$e :next ?m]
+// [?m :next ?end] [?end :val ?v]), read as a nested loop that holds one binding at a time. Plain
+// expressions over the patterns' variables come along — filters, and bindings of new variables
+// ([(* ?v 2) ?w]) that later expressions and :find may read — each run as soon as its inputs are
+// bound; :find holds plain variables. So no rules, :in bindings, aggregates (but see below),
+// windows or pull; a value constant must be one no ident could stand for (not a keyword, uuid,
+// ref or float, which match more than themselves). get-else, missing? and ground, which read the
+// graph or may bind several values, leave a query to run_query. Everything else runs through
+// run_query (query_runner.h), with the same rows: one per solution, duplicates kept. A streamed
+// query stops early when its reader stops asking, and holds one row at a time; :max-results
+// still counts the rows, and sqlite3_interrupt is polled as the scans go. Rows come in index
+// order, the first pattern's outermost.
 //
-// The same scan also feeds aggregates: open_bindings() accepts a query whose :find holds
-// aggregates (no windows, no pull) and hands out the pattern's bindings one at a time
+// A single scan also feeds aggregates: open_bindings() accepts a one-pattern query whose :find
+// holds aggregates (no windows, no pull) and hands out the pattern's bindings one at a time
 // (BindingSource), so project_aggregates folds them into groups without building a relation.
 //
 // The stream reads through the GraphReader it was opened on, which must outlive it and must not
 // write while it is open; the query it was opened with must outlive it too (a query whose slots
-// stand only in its pattern is not copied: that pattern is filled in a copy of its own). Thread safety: none; one reader at a time.
+// stand only in its patterns is not copied: those patterns are filled in copies of their own).
+// Thread safety: none; one reader at a time.
 #pragma once
 
 #include <memory>
@@ -37,12 +41,13 @@ namespace datalog::eval {
 
 class QueryStream final : public BindingSource {
  public:
-  // *out stays null when the query cannot stream (run it with run_query instead). `reuse`, a
-  // stream of an earlier call that has ended (end()), lends its storage: a query run again and
-  // again allocates no stream, no scope and no row per call.
+  // *out stays null when the query cannot stream (run it with run_query instead). *spare, when
+  // given, is storage kept from call to call: a stream of an earlier call that has ended (end())
+  // is taken from it, and one that turns out not to stream is left in it, so a query run again
+  // and again allocates no stream, no scope and no row per call.
   static Status open(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                      const RunOptions& options, std::unique_ptr<QueryStream>* out,
-                     std::unique_ptr<QueryStream> reuse = nullptr);
+                     std::unique_ptr<QueryStream>* spare = nullptr);
   // The same for a query whose :find holds aggregates: read it with next_binding().
   static Status open_bindings(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                               const RunOptions& options, std::unique_ptr<QueryStream>* out);
@@ -59,8 +64,8 @@ class QueryStream final : public BindingSource {
   void end();
 
   EvalContext& context() { return *ctx_; }
-  // The query as run: the caller's own when slots stood only in its pattern (that pattern is
-  // filled in a copy here), else a copy with every slot filled in.
+  // The query as run: the caller's own when slots stood only in its patterns (those are filled
+  // in copies here), else a copy with every slot filled in.
   const ast::Query& query() const { return *source_; }
 
  private:
@@ -70,33 +75,51 @@ class QueryStream final : public BindingSource {
   void begin(GraphReader& graph, const TimeView& view, const Limits& limits);
   static Status open_shape(GraphReader& graph, const ast::Query& query, const QueryInputs& inputs,
                            const RunOptions& options, Shape shape, std::unique_ptr<QueryStream>* out,
-                           std::unique_ptr<QueryStream> reuse);
-  // Opens the scan of `source`'s pattern, or of `filled` in its place when given.
-  Status start(const ast::Query& source, const ast::Pattern* filled, Shape shape, bool* streams);
-  bool place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* value_var,
+                           std::unique_ptr<QueryStream>* spare);
+  // Opens the first scan of order_'s patterns (of `source`, slots filled); *streams is false
+  // for a shape that does not stream.
+  Status start(const ast::Query& source, Shape shape, bool* streams);
+  // Sets up level i for order_[i]: its columns in scope_ and its filter's constant parts.
+  Status add_level(std::size_t i, const std::vector<ValueRange>& root_ranges, bool* streams);
+  bool place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* root_value_var,
                          bool has_ranges);
-  Status run_expressions(bool* keep);
+  // Opens level i's scan of the entity that its entity column holds now.
+  Status open_level(std::size_t i);
+  Status run_expressions(std::size_t level, bool* keep);
 
-  // An expression run on every datom, in an order where its inputs are bound.
+  // An expression run on every binding of its level, in an order where its inputs are bound.
   struct Step {
     const ast::ExprClause* clause = nullptr;
     int out_column = -1;             // in scope_, for a binding; -1 for a filter
-    bool holds_on_integers = false;  // a filter the scan's value ranges decide on integers
+    bool holds_on_integers = false;  // a filter the root scan's value ranges decide on integers
+  };
+  // One pattern of the chain. Level 0 is scanned once; each later level looks up the entity an
+  // earlier level bound, once per binding of the levels before it.
+  struct Level {
+    DatomFilter filter;          // its constant parts; a later level's entity is set per look-up
+    int entity_from = -1;        // later levels: the scope_ column naming the entity to look up
+    int entity_column = -1;      // scope_ column the datom's entity binds (a variable root entity)
+    int value_column = -1;       // scope_ column the datom's value binds
+    int first_column = 0, end_columns = 0;  // the pattern's own columns in scope_
+    std::size_t first_step = 0, end_steps = 0;  // the steps run on each of its bindings
+    std::unique_ptr<DatomCursor> cursor;  // kept from call to call while keepable()
+    bool open = false;           // false: no scan (ended, or a bound value that names no entity)
   };
 
   std::optional<EvalContext> ctx_;   // while a query runs (its memory budget ends with it)
   ast::Query query_;                 // a copy with slots substituted, when expressions hold slots
   const ast::Query* source_ = &query_;  // what the steps and :find point into
-  ast::Pattern pattern_;             // the pattern with its slots filled, when only it holds slots
+  std::vector<const ast::Pattern*> order_;  // the patterns in stream order (stream_shape.h)
+  std::vector<ast::Pattern> filled_;  // copies of the patterns that hold slots, slots filled
+  std::vector<Level> levels_;        // one per pattern of order_ (more, unused, from earlier calls)
+  std::size_t level_count_ = 0;
+  std::size_t depth_ = 0;            // the innermost level whose scan is under way
   std::vector<Step> steps_;
-  Relation scope_;                   // the pattern's and the bindings' variables: what :find reads
-  Row current_;                      // scope_'s values for the datom under the cursor
+  Relation scope_;                   // the patterns' and the bindings' variables: what :find reads
+  Row current_;                      // scope_'s values for the binding under the cursors
   std::vector<Value> produced_values_;  // an expression's output, reused from row to row
-  int entity_column_ = -1, value_column_ = -1;  // in scope_
   std::vector<int> find_columns_;    // :find element -> scope_ column
-  std::vector<bool> moves_out_;      // per :find element: the last use of its column
-  std::unique_ptr<DatomCursor> cursor_;
-  std::unique_ptr<DatomCursor> spare_cursor_;  // the last scan's, started again by the next
+  std::vector<bool> moves_out_;      // per :find element: the last use of a column the next row rebinds
   bool empty_ = false;               // a constant named nothing: no rows
   std::int64_t produced_ = 0;
 };
