@@ -215,11 +215,11 @@ Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root
   if (e_var && v_var && !e_var->is_wildcard() && e_var->name == v_var->name) return Status::OK();
   const auto* v_constant = std::get_if<Value>(&pattern.v);
   if (v_constant && !matches_only_itself(*v_constant)) return Status::OK();
-  // One look-up each, so past the context's cache of idents (filling it would cost more).
   const Value& attribute = std::get<Value>(pattern.a);  // constant: stream_order checked
-  if (attribute.is(ValueKind::Keyword)) DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(attribute, &level.filter.a));
+  if (attribute.is(ValueKind::Keyword)) DATALOG_RETURN_IF_ERROR(attribute_id(attribute, &level.filter.a));
   if (!level.filter.a) empty_ = true;
   if (const auto* e_constant = std::get_if<Value>(&pattern.e)) {
+    // One look-up, so past the context's cache of idents (filling it would cost more).
     DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(*e_constant, &level.filter.e));
     if (!level.filter.e) empty_ = true;
   }
@@ -240,6 +240,24 @@ Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root
   }
   level.end_columns = static_cast<int>(scope_.vars.size());
   *streams = true;
+  return Status::OK();
+}
+
+Status QueryStream::attribute_id(const Value& attribute, std::optional<EntityId>* out) {
+  const EstimateSource source = ctx_->graph().estimate_source();
+  const bool committed = source.state != 0;  // a write transaction's idents may still change
+  if (!committed || !(source == attributes_source_)) {
+    attribute_ids_.clear();
+    attributes_source_ = source;
+  }
+  for (const auto& [name, id] : attribute_ids_) {
+    if (name == attribute) {
+      *out = id;
+      return Status::OK();
+    }
+  }
+  DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(attribute, out));
+  if (committed && *out) attribute_ids_.emplace_back(attribute, **out);
   return Status::OK();
 }
 

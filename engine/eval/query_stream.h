@@ -83,6 +83,9 @@ class QueryStream final : public BindingSource {
   Status add_level(std::size_t i, const std::vector<ValueRange>& root_ranges, bool* streams);
   bool place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* root_value_var,
                          bool has_ranges);
+  // The id of an attribute keyword, from attribute_ids_ while the graph's committed state is the
+  // one they were read in.
+  Status attribute_id(const Value& attribute, std::optional<EntityId>* out);
   // Opens level i's scan of the entity that its entity column holds now.
   Status open_level(std::size_t i);
   Status run_expressions(std::size_t level, bool* keep);
@@ -120,6 +123,10 @@ class QueryStream final : public BindingSource {
   std::vector<Value> produced_values_;  // an expression's output, reused from row to row
   std::vector<int> find_columns_;    // :find element -> scope_ column
   std::vector<bool> moves_out_;      // per :find element: the last use of a column the next row rebinds
+  // Attributes resolved in the committed state attributes_source_ (equal sources resolve idents
+  // alike, storage.h): a query run again and again looks its attributes up once per state.
+  EstimateSource attributes_source_;
+  std::vector<std::pair<Value, EntityId>> attribute_ids_;
   bool empty_ = false;               // a constant named nothing: no rows
   std::int64_t produced_ = 0;
 };

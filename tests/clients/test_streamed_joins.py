@@ -77,3 +77,17 @@ def test_a_named_chain_table_answers_each_key_and_stops_early(chains):
         assert rows(chains, "SELECT * FROM two_on(':nobody')") == []
         assert len(rows(chains, "SELECT * FROM two_on(':a') LIMIT 1")) == 1
         assert rows(chains, "SELECT count(*) FROM two_on(':b')") == [(0,)]  # :a, :c and :d lead nowhere twice
+
+
+def test_a_query_table_sees_attributes_and_idents_made_after_its_first_call(db):
+    """A streamed query keeps the ids of its attributes for one committed state of the graph: a
+    later state, or a rebuilt index, looks them up again."""
+    db.execute("CREATE VIRTUAL TABLE temp.late USING datalog_query(g, "
+               "'(query [:find ?n :where [$e :late ?m] [?m :name ?n]])')")
+    assert rows(db, "SELECT * FROM late(':a')") == []
+    db.execute("SELECT datalog_exec('g', '(transact [[:a :late :b] [:b :name \"bee\"]])')")
+    assert rows(db, "SELECT * FROM late(':a')") == [("bee",)]
+    db.execute("SELECT datalog_exec('g', '(transact [[:a :late :c] [:c :name \"sea\"]])')")
+    assert sorted(rows(db, "SELECT * FROM late(':a')")) == [("bee",), ("sea",)]
+    db.execute("SELECT datalog_rebuild('g')")
+    assert sorted(rows(db, "SELECT * FROM late(':a')")) == [("bee",), ("sea",)]
