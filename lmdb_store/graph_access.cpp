@@ -117,7 +117,11 @@ Status GraphAccess::open_cursor(const DatomFilter& f, const TimeView& view,
     made = std::make_unique<FilteredScan>();
     reused = static_cast<FilteredScan*>(made.get());
   }
-  const Status st = reused->start(env_, txn(), f, plan_for(f), bounded(view), committed_cache());
+  // A cursor must not outlive its reader (storage.h), whose snapshot stays the same for its
+  // life: so it may read through the snapshot's kept cursors too, as scan() does. Each batch
+  // seeks again, so cursors of one index interleaving their batches share one LMDB cursor.
+  const Status st = reused->start(env_, txn(), f, plan_for(f), bounded(view), committed_cache(),
+                                  writer_ ? nullptr : &snapshot_cursors_);
   if (made) *out = std::move(made);
   if (!st.ok()) out->reset();
   return st;

@@ -122,7 +122,7 @@ class GraphAccess final : public GraphWriter {
   // allocated once: this object's own, or one its owner keeps across calls (use_spare).
   SpareScan own_spare_;
   SpareScan* spare_ = &own_spare_;
-  SnapshotCursors snapshot_cursors_;  // used by scan() on a read snapshot
+  SnapshotCursors snapshot_cursors_;  // used by scan() and open_cursor() on a read snapshot
 };
 
 }  // namespace datalog::store
