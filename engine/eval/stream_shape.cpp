@@ -10,28 +10,43 @@ namespace {
 
 using ast::named_variable;
 
-bool is_constant(const ast::Term& t) {
-  return std::holds_alternative<Value>(t) || std::holds_alternative<ast::Slot>(t);
-}
+// What ordering needs of a pattern: the names of its entity and value variables (null for a
+// constant or `_`), looked up once. Filled only as far as the body goes (no initializers: the
+// array is on the stack of every query's start).
+struct PatternTerms {
+  const ast::Pattern* pattern;
+  const std::string* e;
+  const std::string* v;
+  bool constant_e;
+  bool taken;
+};
 
-// Whether a pattern already in order binds name (in its entity or its value).
-bool bound_by(const std::vector<const ast::Pattern*>& order, const std::string& name) {
-  return std::any_of(order.begin(), order.end(), [&](const ast::Pattern* p) {
-    const ast::Variable* e = named_variable(p->e);
-    const ast::Variable* v = named_variable(p->v);
-    return (e && e->name == name) || (v && v->name == name);
-  });
-}
+// Bodies longer than this are rare enough to be evaluated in full.
+constexpr std::size_t kMaxChain = 16;
 
-// Whether p can be read next, after the patterns in order: its entity is bound (a constant for
-// the root of a chain) and its value is new.
-bool can_follow(const std::vector<const ast::Pattern*>& order, const ast::Pattern& p) {
-  const ast::Variable* e = named_variable(p.e);
-  const ast::Variable* v = named_variable(p.v);
-  if (e && v && e->name == v->name) return false;
-  if (v && bound_by(order, v->name)) return false;
-  if (order.empty()) return is_constant(p.e);
-  return e && bound_by(order, e->name);
+// The variables the patterns taken so far bind.
+struct BoundNames {
+  const std::string* names[2 * kMaxChain];
+  std::size_t count = 0;
+
+  bool has(const std::string* name) const {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (*names[i] == *name) return true;
+    }
+    return false;
+  }
+  void add(const std::string* name) {
+    if (name) names[count++] = name;
+  }
+};
+
+// Whether p can be read next, after the patterns taken: its entity is bound (a constant for the
+// root of a chain) and its value is new.
+bool can_follow(const BoundNames& bound, bool first, const PatternTerms& p) {
+  if (p.e && p.v && *p.e == *p.v) return false;
+  if (p.v && bound.has(p.v)) return false;
+  if (first) return p.constant_e;
+  return p.e && bound.has(p.e);
 }
 
 }  // namespace
@@ -54,34 +69,37 @@ bool matches_only_itself(const Value& v) {
 
 bool stream_order(const ast::Query& query, std::vector<const ast::Pattern*>* order) {
   order->clear();
-  std::size_t patterns = 0;
+  PatternTerms terms[kMaxChain];
+  std::size_t count = 0;
   for (const auto& clause : query.where) {
     if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) {
-      if (is_pseudo_pattern(*p) || !std::holds_alternative<Value>(p->a)) return false;
-      ++patterns;
+      if (count == kMaxChain || is_pseudo_pattern(*p) || !std::holds_alternative<Value>(p->a)) return false;
+      const ast::Variable* e = named_variable(p->e);
+      const ast::Variable* v = named_variable(p->v);
+      terms[count++] = PatternTerms{p, e ? &e->name : nullptr, v ? &v->name : nullptr,
+                                    std::holds_alternative<Value>(p->e) || std::holds_alternative<ast::Slot>(p->e),
+                                    false};
     } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); !e || !is_plain_expression(*e)) {
       return false;
     }
   }
-  if (patterns == 0) return false;
-  if (patterns == 1) {
-    for (const auto& clause : query.where) {
-      if (const auto* p = std::get_if<ast::Pattern>(&clause.node)) order->push_back(p);
-    }
+  if (count == 0) return false;
+  if (count == 1) {
+    order->push_back(terms[0].pattern);
     return true;
   }
   // Each round takes the first pattern, as written, that can follow those taken.
-  while (order->size() < patterns) {
-    const ast::Pattern* next = nullptr;
-    for (const auto& clause : query.where) {
-      const auto* p = std::get_if<ast::Pattern>(&clause.node);
-      if (p && std::find(order->begin(), order->end(), p) == order->end() && can_follow(*order, *p)) {
-        next = p;
-        break;
-      }
+  BoundNames bound;
+  while (order->size() < count) {
+    PatternTerms* next = nullptr;
+    for (std::size_t i = 0; i < count && !next; ++i) {
+      if (!terms[i].taken && can_follow(bound, order->empty(), terms[i])) next = &terms[i];
     }
     if (!next) return false;
-    order->push_back(next);
+    next->taken = true;
+    bound.add(next->e);
+    bound.add(next->v);
+    order->push_back(next->pattern);
   }
   return true;
 }
