@@ -21,6 +21,9 @@ bool pattern_holds_slot(const ast::Pattern& p) {
          std::holds_alternative<ast::Slot>(p.v);
 }
 
+// The most datoms a root found by its value may be expected to hold for its chain to stream.
+constexpr double kMaxValueRootDatoms = 64;
+
 bool expression_holds_slot(const ast::Query& query) {
   return std::any_of(query.where.begin(), query.where.end(), [](const ast::Clause& clause) {
     const auto* e = std::get_if<ast::ExprClause>(&clause.node);
@@ -191,6 +194,12 @@ Status QueryStream::start(const ast::Query& source, Shape shape, bool* streams) 
                             std::any_of(source.find.begin(), source.find.end(), [&](const ast::FindElement& f) {
                               return f.kind == ast::FindElement::Kind::Variable && f.var.name == root_value->name;
                             });
+  // A root found by its value streams only when it is expected to hold few datoms: each is a
+  // look-up per later pattern, where a hash join would scan each of them once.
+  if (!empty_ && level_count_ > 1 && !root.filter.e &&
+      ctx_->graph().estimate(root.filter) > kMaxValueRootDatoms) {
+    return Status::OK();
+  }
   current_.assign(scope_.vars.size(), Value::nil());
   *streams = true;
   if (empty_) return Status::OK();

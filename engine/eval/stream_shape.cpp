@@ -18,6 +18,7 @@ struct PatternTerms {
   const std::string* e;
   const std::string* v;
   bool constant_e;
+  bool constant_v;
   bool taken;
 };
 
@@ -40,12 +41,14 @@ struct BoundNames {
   }
 };
 
-// Whether p can be read next, after the patterns taken: its entity is bound (a constant for the
-// root of a chain) and its value is new.
-bool can_follow(const BoundNames& bound, bool first, const PatternTerms& p) {
+// Whether p can be read next, after the patterns taken: its entity is bound and its value is
+// new. A root has no patterns before it: `root` says which constant it must hold.
+enum class Root { None, Entity, Value };
+bool can_follow(const BoundNames& bound, Root root, const PatternTerms& p) {
   if (p.e && p.v && *p.e == *p.v) return false;
   if (p.v && bound.has(p.v)) return false;
-  if (first) return p.constant_e;
+  if (root == Root::Entity) return p.constant_e;
+  if (root == Root::Value) return p.constant_v && p.e;
   return p.e && bound.has(p.e);
 }
 
@@ -76,9 +79,11 @@ bool stream_order(const ast::Query& query, std::vector<const ast::Pattern*>* ord
       if (count == kMaxChain || is_pseudo_pattern(*p) || !std::holds_alternative<Value>(p->a)) return false;
       const ast::Variable* e = named_variable(p->e);
       const ast::Variable* v = named_variable(p->v);
-      terms[count++] = PatternTerms{p, e ? &e->name : nullptr, v ? &v->name : nullptr,
-                                    std::holds_alternative<Value>(p->e) || std::holds_alternative<ast::Slot>(p->e),
-                                    false};
+      const auto constant = [](const ast::Term& t) {
+        return std::holds_alternative<Value>(t) || std::holds_alternative<ast::Slot>(t);
+      };
+      terms[count++] = PatternTerms{p, e ? &e->name : nullptr, v ? &v->name : nullptr, constant(p->e),
+                                    constant(p->v), false};
     } else if (const auto* e = std::get_if<ast::ExprClause>(&clause.node); !e || !is_plain_expression(*e)) {
       return false;
     }
@@ -88,12 +93,16 @@ bool stream_order(const ast::Query& query, std::vector<const ast::Pattern*>* ord
     order->push_back(terms[0].pattern);
     return true;
   }
-  // Each round takes the first pattern, as written, that can follow those taken.
+  // Each round takes the first pattern, as written, that can follow those taken; the root is the
+  // first with a constant entity, else the first with a constant value.
   BoundNames bound;
   while (order->size() < count) {
     PatternTerms* next = nullptr;
-    for (std::size_t i = 0; i < count && !next; ++i) {
-      if (!terms[i].taken && can_follow(bound, order->empty(), terms[i])) next = &terms[i];
+    for (const Root root : {Root::Entity, Root::Value}) {
+      for (std::size_t i = 0; i < count && !next; ++i) {
+        if (!terms[i].taken && can_follow(bound, order->empty() ? root : Root::None, terms[i])) next = &terms[i];
+      }
+      if (next || !order->empty()) break;
     }
     if (!next) return false;
     next->taken = true;

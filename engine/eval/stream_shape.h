@@ -4,13 +4,16 @@
 // A body streams when every clause is a pattern with a constant attribute (not a temporal
 // pseudo pattern) or a plain expression, and its patterns form a chain from one root:
 //   - one pattern alone is its own root, whatever its entity;
-//   - with several, the root's entity is a constant (or a slot), and each later pattern's entity
-//     is a variable a pattern before it binds, while its value is new: a variable no pattern
-//     before it binds, `_`, or a constant.
+//   - with several, the root's entity is a constant (or a slot) — or, failing that, its value is,
+//     and the stream then runs only while the graph expects few datoms to hold that value
+//     (QueryStream checks the estimate) — and each later pattern's entity is a variable a
+//     pattern before it binds, while its value is new: a variable no pattern before it binds,
+//     `_`, or a constant.
 // Read in that order, each later pattern is an entity look-up per binding of those before it
-// ([$e :next ?m] [?m :next ?end] [?end :val ?v]): a nested-loop join that holds one binding at a
-// time. Any other join (a value that must unify with one bound before, an entity nothing binds
-// yet: a hash join or a cross product) is evaluated in full by run_query.
+// ([$e :next ?m] [?m :next ?end] [?end :val ?v], [?p :email $x] [?p :name ?n]): a nested-loop
+// join that holds one binding at a time. Any other join (a value that must unify with one bound
+// before, an entity nothing binds yet: a hash join or a cross product) is evaluated in full by
+// run_query.
 #pragma once
 
 #include <vector>

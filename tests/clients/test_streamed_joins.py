@@ -30,6 +30,10 @@ QUERIES = [
     "(query [:find ?v :valid-at \"2020-06-01\" :where [:a :next ?m] [?m :next ?end] [?end :val ?v]])",
     "(query [:find ?v :any-valid-time :where [:a :next ?m] [?m :next ?end] [?end :val ?v]])",
     "(query [:find ?v :where [:nobody :next ?m] [?m :val ?v]])",
+    # Roots found by their value: a string, and an integer several entities hold.
+    "(query [:find ?x ?n :where [?x :name \"bee\"] [?x :next ?y] [?y :name ?n]])",
+    "(query [:find ?x ?n :where [?y :name ?n] [?x :next ?y] [?x :val 1]])",
+    "(query [:find ?x :where [?x :name \"nobody\"] [?x :next ?y]])",
 ]
 
 
@@ -66,6 +70,9 @@ def test_streamed_chain_rows(chains):
     assert answer(chains, QUERIES[8]) == [(1, None, None), (1, None, None), (2, None, None)]
     assert answer(chains, QUERIES[9]) == []  # the links were not valid yet in 2020
     assert answer(chains, QUERIES[10]) == [(1, None, None), (1, None, None), (3, None, None), (5, None, None)]
+    assert answer(chains, QUERIES[12]) == [(":b", "a", None), (":b", "dee", None), (":b", "sea", None)]
+    assert answer(chains, QUERIES[13]) == []  # :c and :d lead nowhere
+    assert answer(chains, QUERIES[14]) == []
 
 
 def test_a_named_chain_table_answers_each_key_and_stops_early(chains):

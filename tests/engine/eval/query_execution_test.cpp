@@ -95,6 +95,9 @@ TEST_CASE("a chain of entity look-ups from a constant streams, with the rows of 
        {"\"carol\" 84"}},
       // An ident in the entity position, and a value constant in a later pattern.
       {"(query [:find ?f :where [:bob :person/friend ?f] [?f :person/age 41]])", {"#ref 3"}},
+      // A root found by its value (a few datoms hold it), then look-ups from its entity.
+      {"(query [:find ?n :where [?f :person/name ?n] [?p :person/friend ?f] [?p :person/name \"bob\"]])",
+       {"\"carol\""}},
       // A string names no entity: nothing to look up.
       {"(query [:find ?x :where [1 :person/name ?n] [?n :person/age ?x]])", {}},
   };
@@ -130,6 +133,21 @@ TEST_CASE("joins that are not a chain from a constant are evaluated in full") {
     CHECK_FALSE(still.streamed);
     CHECK(sorted(still.rows) == rows);
   }
+}
+
+TEST_CASE("a chain whose root is found by a value many datoms hold is evaluated in full") {
+  PeopleGraph graph;
+  for (EntityId e = 100; e < 200; ++e) {  // a hundred more people aged 30
+    graph.add(e, PeopleGraph::kAge, Value::integer(30));
+    graph.add(e, PeopleGraph::kName, Value::string("p" + std::to_string(e)));
+  }
+  Run wide, narrow;
+  REQUIRE(run(graph, "(query [:find ?n :where [?p :person/age 30] [?p :person/name ?n]])", true, &wide).ok());
+  CHECK_FALSE(wide.streamed);
+  CHECK(wide.rows.size() == 101);
+  REQUIRE(run(graph, "(query [:find ?n :where [?p :person/age 41] [?p :person/name ?n]])", true, &narrow).ok());
+  CHECK(narrow.streamed);
+  CHECK(narrow.rows == std::vector<std::string>{"\"carol\""});
 }
 
 TEST_CASE("a streamed chain stopped after its first row lets go of every scan") {
