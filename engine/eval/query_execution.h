@@ -1,10 +1,11 @@
 // engine/eval/query_execution.h: the one way a caller runs a query and reads its rows.
 //
 // QueryExecution::start decides how the query runs:
-//   - it streams (query_stream.h) when its plan is one index scan, it calls no rules, and the
-//     caller says the graph stays still while the rows are read (a committed snapshot, not a
-//     write transaction whose handle may change between rows): rows come straight off the scan,
-//     one at a time, and a reader that stops early stops the scan;
+//   - it streams (query_stream.h) when its plan is one index scan or a chain of look-ups
+//     (stream_shape.h), it calls no rules, and the caller says the graph stays still while the
+//     rows are read (a committed snapshot, not a write transaction whose handle may change
+//     between rows): rows come straight off the scans, one at a time, and a reader that stops
+//     early stops them;
 //   - otherwise it is evaluated in full (query_runner.h) before the first row is returned.
 // The caller reads rows the same way in both cases (at_end / row / next). The rules a query calls
 // are asked for only when it calls some (reading them costs a look at the graph's rule table), and

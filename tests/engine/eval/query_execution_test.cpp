@@ -57,7 +57,7 @@ TEST_CASE("a one-scan query on a still graph streams; the same query is evaluate
   CHECK_FALSE(moving.streamed);
   CHECK(still.rows == std::vector<std::string>{"#ref 1 30", "#ref 3 41"});
   CHECK(moving.rows == still.rows);
-  // Two patterns are a join: evaluated in full even on a still graph.
+  // A join with no constant to start a chain from: evaluated in full even on a still graph.
   REQUIRE(run(graph, query, true, &joined).ok());
   CHECK_FALSE(joined.streamed);
   CHECK(joined.rows == std::vector<std::string>{"\"alice\" 30", "\"carol\" 41"});
