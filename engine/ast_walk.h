@@ -94,6 +94,12 @@ void for_each_term(C& clause, Visit&& term_visit) {
   }
 }
 
+// Whether a pattern holds a $slot in any position.
+inline bool pattern_holds_slot(const Pattern& p) {
+  return std::holds_alternative<Slot>(p.e) || std::holds_alternative<Slot>(p.a) ||
+         std::holds_alternative<Slot>(p.v);
+}
+
 // Whether an expression holds a $slot, in its arguments or theirs.
 inline bool expr_holds_slot(const Expr& e) {
   for (const auto& arg : e.args) {
@@ -102,6 +108,14 @@ inline bool expr_holds_slot(const Expr& e) {
         sub && *sub && expr_holds_slot(**sub)) {
       return true;
     }
+  }
+  return false;
+}
+
+// Whether an expression clause among clauses (not nested in or / not) holds a $slot.
+inline bool expression_clause_holds_slot(const std::vector<Clause>& clauses) {
+  for (const auto& clause : clauses) {
+    if (const auto* e = std::get_if<ExprClause>(&clause.node); e && expr_holds_slot(e->expr)) return true;
   }
   return false;
 }

@@ -196,12 +196,7 @@ Status begin_step_memo(EvalContext& ctx, const ast::Query& query,
   *out = nullptr;
   StepMemo* memo = options.step_memo;
   if (!memo || options.trace || !rules.empty()) return Status::OK();
-  for (const auto& clause : query.where) {
-    if (const auto* e = std::get_if<ast::ExprClause>(&clause.node);
-        e && ast::expr_holds_slot(e->expr)) {
-      return Status::OK();
-    }
-  }
+  if (ast::expression_clause_holds_slot(query.where)) return Status::OK();
   std::string signature;
   for (const std::string& var : start.vars) {
     signature += var;

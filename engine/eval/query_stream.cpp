@@ -14,22 +14,8 @@ namespace datalog::eval {
 
 namespace {
 
-const ast::Variable* variable_of(const ast::Term& t) { return std::get_if<ast::Variable>(&t); }
-
-bool pattern_holds_slot(const ast::Pattern& p) {
-  return std::holds_alternative<ast::Slot>(p.e) || std::holds_alternative<ast::Slot>(p.a) ||
-         std::holds_alternative<ast::Slot>(p.v);
-}
-
 // The most datoms a root found by its value may be expected to hold for its chain to stream.
 constexpr double kMaxValueRootDatoms = 64;
-
-bool expression_holds_slot(const ast::Query& query) {
-  return std::any_of(query.where.begin(), query.where.end(), [](const ast::Clause& clause) {
-    const auto* e = std::get_if<ast::ExprClause>(&clause.node);
-    return e && ast::expr_holds_slot(e->expr);
-  });
-}
 
 }  // namespace
 
@@ -80,14 +66,14 @@ Status QueryStream::open_shape(GraphReader& graph, const ast::Query& query, cons
   stream->ctx_->set_interrupt(options.interrupted);
   stream->ctx_->set_external_functions(options.external);
   bool streams = false;
-  if (!expression_holds_slot(query)) {
+  if (!ast::expression_clause_holds_slot(query.where)) {
     // Only patterns hold slots: they are filled in copies, the rest is read as written.
     const auto holding = static_cast<std::size_t>(std::count_if(
-        stream->order_.begin(), stream->order_.end(), [](const ast::Pattern* p) { return pattern_holds_slot(*p); }));
+        stream->order_.begin(), stream->order_.end(), [](const ast::Pattern* p) { return ast::pattern_holds_slot(*p); }));
     if (stream->filled_.size() < holding) stream->filled_.resize(holding);  // before any is pointed at
     std::size_t filled = 0;
     for (const ast::Pattern*& p : stream->order_) {
-      if (!pattern_holds_slot(*p)) continue;
+      if (!ast::pattern_holds_slot(*p)) continue;
       ast::Pattern& copy = stream->filled_[filled++];
       copy = *p;
       DATALOG_RETURN_IF_ERROR(fill_pattern_slots(copy, inputs.slots));
@@ -108,7 +94,6 @@ void QueryStream::begin(GraphReader& graph, const TimeView& view, const Limits& 
   end();
   ctx_.emplace(graph, view, limits);
   source_ = &query_;
-  level_count_ = 0;
   depth_ = 0;
   steps_.clear();
   scope_.vars.clear();
@@ -132,27 +117,32 @@ void QueryStream::end() {
 Status QueryStream::start(const ast::Query& source, Shape shape, bool* streams) {
   *streams = false;
   source_ = &source;
-  level_count_ = order_.size();
-  if (levels_.size() < level_count_) levels_.resize(level_count_);
-  // The comparisons among the filters narrow the root's scan to the values that can pass them;
-  // on integer values, those with an integer constant then hold already (value_ranges.h).
-  std::vector<ValueRange> root_ranges;
-  if (const ast::Variable* v = ast::named_variable(order_.front()->v)) {
-    root_ranges = value_ranges(v->name, comparison_filters(source.where));
+  const std::size_t level_count = order_.size();
+  if (levels_.size() < level_count) levels_.resize(level_count);
+  const EstimateSource source_state = ctx_->graph().estimate_source();
+  if (source_state.state == 0 || !(source_state == attributes_source_)) {  // a write transaction's may change
+    attribute_ids_.clear();
+    attributes_source_ = source_state;
   }
-  for (std::size_t i = 0; i < level_count_; ++i) {
-    DATALOG_RETURN_IF_ERROR(add_level(i, root_ranges, streams));
+  for (std::size_t i = 0; i < level_count; ++i) {
+    DATALOG_RETURN_IF_ERROR(add_level(i, streams));
     if (!*streams) return Status::OK();
   }
   *streams = false;
+  Level& root = levels_[0];
+  const ast::Variable* root_value = ast::named_variable(order_.front()->v);
+  if (root_value) {
+    // The comparisons among the filters narrow the root's scan to the values that can pass them;
+    // on integer values, those with an integer constant then hold already (value_ranges.h).
+    root.filter.v_ranges = value_ranges(root_value->name, comparison_filters(source.where));
+  }
   const int pattern_columns = static_cast<int>(scope_.vars.size());
   std::vector<const ast::ExprClause*> expressions;
   for (const auto& clause : source.where) {
     if (const auto* e = std::get_if<ast::ExprClause>(&clause.node)) expressions.push_back(e);
   }
-  const ast::Variable* root_value = ast::named_variable(order_.front()->v);
   if (!place_expressions(std::move(expressions), root_value ? &root_value->name : nullptr,
-                         !root_ranges.empty())) {
+                         !root.filter.v_ranges.empty())) {
     return Status::OK();
   }
   for (const auto& f : source.find) {
@@ -162,7 +152,7 @@ Status QueryStream::start(const ast::Query& source, Shape shape, bool* streams) 
   }
   // A column moves out to its last :find element only when the next row binds it again: the
   // innermost level's own, and what its steps bind. Outer levels' values serve several rows.
-  const Level& innermost = levels_[level_count_ - 1];
+  const Level& innermost = levels_[level_count - 1];
   const auto rebound_each_row = [&](int column) {
     if (column >= innermost.first_column && column < innermost.end_columns) return true;
     if (column < pattern_columns) return false;
@@ -178,7 +168,7 @@ Status QueryStream::start(const ast::Query& source, Shape shape, bool* streams) 
   }
   // A value no find element, filter or later look-up reads need not be decoded (point_attribute:
   // [?e :a _]); a scan that compares values itself decodes them regardless.
-  for (std::size_t i = 0; i < level_count_; ++i) {
+  for (std::size_t i = 0; i < level_count; ++i) {
     Level& level = levels_[i];
     const int column = level.value_column;
     const auto found = [&](const ast::FindElement& f) { return f.var.name == scope_.vars[static_cast<std::size_t>(column)]; };
@@ -186,17 +176,16 @@ Status QueryStream::start(const ast::Query& source, Shape shape, bool* streams) 
     level.filter.values_unused =
         column < 0 || (steps_.empty() && std::none_of(source.find.begin(), source.find.end(), found) &&
                        std::none_of(levels_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                                    levels_.begin() + static_cast<std::ptrdiff_t>(level_count_), looks_up));
+                                    levels_.begin() + static_cast<std::ptrdiff_t>(level_count), looks_up));
   }
   // Aggregates grouped by the value get the datoms in value order, so equal keys come together.
-  Level& root = levels_[0];
   root.filter.value_order = shape == Shape::Bindings && root.value_column >= 0 &&
                             std::any_of(source.find.begin(), source.find.end(), [&](const ast::FindElement& f) {
                               return f.kind == ast::FindElement::Kind::Variable && f.var.name == root_value->name;
                             });
   // A root found by its value streams only when it is expected to hold few datoms: each is a
   // look-up per later pattern, where a hash join would scan each of them once.
-  if (!empty_ && level_count_ > 1 && !root.filter.e &&
+  if (!empty_ && level_count > 1 && !root.filter.e &&
       ctx_->graph().estimate(root.filter) > kMaxValueRootDatoms) {
     return Status::OK();
   }
@@ -208,7 +197,7 @@ Status QueryStream::start(const ast::Query& source, Shape shape, bool* streams) 
   return Status::OK();
 }
 
-Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root_ranges, bool* streams) {
+Status QueryStream::add_level(std::size_t i, bool* streams) {
   *streams = false;
   const ast::Pattern& pattern = *order_[i];
   Level& level = levels_[i];
@@ -219,9 +208,8 @@ Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root
   level.filter.values_unused = level.filter.value_order = false;
   level.entity_from = level.entity_column = level.value_column = -1;
   level.open = false;
-  const ast::Variable* e_var = variable_of(pattern.e);
-  const ast::Variable* v_var = variable_of(pattern.v);
-  if (e_var && v_var && !e_var->is_wildcard() && e_var->name == v_var->name) return Status::OK();
+  const ast::Variable* e_var = ast::named_variable(pattern.e);  // stream_order checked e != v
+  const ast::Variable* v_var = ast::named_variable(pattern.v);
   const auto* v_constant = std::get_if<Value>(&pattern.v);
   if (v_constant && !matches_only_itself(*v_constant)) return Status::OK();
   const Value& attribute = std::get<Value>(pattern.a);  // constant: stream_order checked
@@ -234,7 +222,7 @@ Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root
   }
   if (v_constant) level.filter.v = *v_constant;
   level.first_column = static_cast<int>(scope_.vars.size());
-  if (e_var && !e_var->is_wildcard()) {
+  if (e_var) {
     if (i == 0) {
       level.entity_column = static_cast<int>(scope_.vars.size());
       scope_.vars.push_back(e_var->name);
@@ -242,10 +230,9 @@ Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root
       level.entity_from = scope_.column(e_var->name);  // an earlier level's: stream_order checked
     }
   }
-  if (v_var && !v_var->is_wildcard()) {
+  if (v_var) {
     level.value_column = static_cast<int>(scope_.vars.size());
     scope_.vars.push_back(v_var->name);
-    if (i == 0) level.filter.v_ranges = root_ranges;
   }
   level.end_columns = static_cast<int>(scope_.vars.size());
   *streams = true;
@@ -253,12 +240,6 @@ Status QueryStream::add_level(std::size_t i, const std::vector<ValueRange>& root
 }
 
 Status QueryStream::attribute_id(const Value& attribute, std::optional<EntityId>* out) {
-  const EstimateSource source = ctx_->graph().estimate_source();
-  const bool committed = source.state != 0;  // a write transaction's idents may still change
-  if (!committed || !(source == attributes_source_)) {
-    attribute_ids_.clear();
-    attributes_source_ = source;
-  }
   for (const auto& [name, id] : attribute_ids_) {
     if (name == attribute) {
       *out = id;
@@ -266,7 +247,7 @@ Status QueryStream::attribute_id(const Value& attribute, std::optional<EntityId>
     }
   }
   DATALOG_RETURN_IF_ERROR(ctx_->as_entity_uncached(attribute, out));
-  if (committed && *out) attribute_ids_.emplace_back(attribute, **out);
+  if (attributes_source_.state != 0 && *out) attribute_ids_.emplace_back(attribute, **out);
   return Status::OK();
 }
 
@@ -278,7 +259,7 @@ bool QueryStream::place_expressions(std::vector<const ast::ExprClause*> pending,
                                     const std::string* root_value_var, bool has_ranges) {
   const int pattern_columns = static_cast<int>(scope_.vars.size());
   std::vector<std::string> inputs;
-  for (std::size_t i = 0; i < level_count_; ++i) {
+  for (std::size_t i = 0; i < order_.size(); ++i) {
     Level& level = levels_[i];
     level.first_step = steps_.size();
     for (;;) {
@@ -343,7 +324,7 @@ Status QueryStream::open_level(std::size_t i) {
 Status QueryStream::next_binding(RowView* row, bool* found) {
   *found = false;
   if (empty_) return Status::OK();
-  const std::size_t innermost = level_count_ - 1;
+  const std::size_t innermost = order_.size() - 1;
   for (;;) {
     Level& level = levels_[depth_];
     if (!level.open || level.cursor->at_end()) {

@@ -80,11 +80,11 @@ class QueryStream final : public BindingSource {
   // for a shape that does not stream.
   Status start(const ast::Query& source, Shape shape, bool* streams);
   // Sets up level i for order_[i]: its columns in scope_ and its filter's constant parts.
-  Status add_level(std::size_t i, const std::vector<ValueRange>& root_ranges, bool* streams);
+  Status add_level(std::size_t i, bool* streams);
   bool place_expressions(std::vector<const ast::ExprClause*> pending, const std::string* root_value_var,
                          bool has_ranges);
-  // The id of an attribute keyword, from attribute_ids_ while the graph's committed state is the
-  // one they were read in.
+  // The id of an attribute keyword, from attribute_ids_ (start() empties them when the graph's
+  // committed state is not the one they were read in).
   Status attribute_id(const Value& attribute, std::optional<EntityId>* out);
   // Opens level i's scan of the entity that its entity column holds now.
   Status open_level(std::size_t i);
@@ -115,7 +115,6 @@ class QueryStream final : public BindingSource {
   std::vector<const ast::Pattern*> order_;  // the patterns in stream order (stream_shape.h)
   std::vector<ast::Pattern> filled_;  // copies of the patterns that hold slots, slots filled
   std::vector<Level> levels_;        // one per pattern of order_ (more, unused, from earlier calls)
-  std::size_t level_count_ = 0;
   std::size_t depth_ = 0;            // the innermost level whose scan is under way
   std::vector<Step> steps_;
   Relation scope_;                   // the patterns' and the bindings' variables: what :find reads

@@ -89,7 +89,8 @@ bool stream_order(const ast::Query& query, std::vector<const ast::Pattern*>* ord
     }
   }
   if (count == 0) return false;
-  if (count == 1) {
+  if (count == 1) {  // its own root, whatever its entity
+    if (terms[0].e && terms[0].v && *terms[0].e == *terms[0].v) return false;
     order->push_back(terms[0].pattern);
     return true;
   }
