@@ -143,8 +143,8 @@ Status GraphLog::identity(bool* exists, std::string* uuid) {
   sqlite3_stmt* stmt = nullptr;
   const std::string sql = fmt::format(
       "SELECT EXISTS (SELECT 1 FROM {}.sqlite_schema WHERE type = 'table' AND name = ?), "
-      "(SELECT value FROM {} WHERE key = 'uuid')",
-      quote_identifier(schema_), shadow(schema_, table_, "meta"));
+      "(SELECT value FROM {meta} WHERE key = 'uuid'), (SELECT value FROM {meta} WHERE key = 'format')",
+      quote_identifier(schema_), fmt::arg("meta", shadow(schema_, table_, "meta")));
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
     // No "<table>_meta" (a table of the first storage format): the questions one at a time.
     sqlite3_finalize(stmt);
@@ -159,9 +159,18 @@ Status GraphLog::identity(bool* exists, std::string* uuid) {
     if (sqlite3_column_type(stmt, 1) == SQLITE_TEXT) {
       *uuid = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
     }
+    // A log made before the format was recorded has none: format 1.
+    format_ = sqlite3_column_type(stmt, 2) == SQLITE_NULL ? 1 : sqlite3_column_int(stmt, 2);
   }
   sqlite3_finalize(stmt);
   if (rc != SQLITE_ROW) return sql_error(rc, "cannot read the graph's identity");
+  if (*exists && (format_ < 1 || format_ > kLogFormat)) {
+    return Status(StatusCode::TooNew,
+                  fmt::format("graph table {}.{}: its log {}_log is of format {}, which this build of "
+                              "sqlite-datalog cannot read (it reads formats 1 to {}); open it with "
+                              "the build that wrote it or a newer one",
+                              schema_, table_, table_, format_, kLogFormat));
+  }
   if (*exists && uuid->empty()) {
     return Status(StatusCode::Corrupt,
                   fmt::format("graph table {}.{} has no uuid in {}_meta", schema_, table_, table_));
@@ -225,15 +234,21 @@ Status GraphLog::append(std::vector<store::LogRow>& rows, std::uint64_t after) {
     if (rc != SQLITE_OK) return sql_error(rc, "cannot write the log");
   }
   int param = 0;
-  for (store::LogRow& row : rows) {
+  bool packed_any = false;
+  std::vector<std::string> packed(rows.size());  // compressed bodies, bound until the step
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    store::LogRow& row = rows[i];
     row.seq = ++after;
+    const std::string_view body = packer_.pack(row.body, &packed[i]);
+    packed_any = packed_any || store::is_packed_body(body);
     sqlite3_bind_int64(stmt, ++param, static_cast<sqlite3_int64>(row.seq));
     sqlite3_bind_int64(stmt, ++param, static_cast<sqlite3_int64>(row.tx));
     sqlite3_bind_int64(stmt, ++param, row.tx_time_ms);
-    sqlite3_bind_blob64(stmt, ++param, row.body.data(), row.body.size(), SQLITE_STATIC);
+    sqlite3_bind_blob64(stmt, ++param, body.data(), body.size(), SQLITE_STATIC);
   }
-  const int rc = sqlite3_step(stmt);
-  const Status st = rc == SQLITE_DONE ? Status::OK() : sql_error(rc, "cannot write the log");
+  Status marked = packed_any && format_ != kLogFormat ? mark_format_2() : Status::OK();
+  const int rc = marked.ok() ? sqlite3_step(stmt) : SQLITE_DONE;
+  const Status st = !marked.ok() ? marked : rc == SQLITE_DONE ? Status::OK() : sql_error(rc, "cannot write the log");
   if (stmt == append_stmt_) {
     sqlite3_reset(stmt);
     sqlite3_clear_bindings(stmt);
@@ -241,6 +256,14 @@ Status GraphLog::append(std::vector<store::LogRow>& rows, std::uint64_t after) {
     sqlite3_finalize(stmt);
   }
   return st;
+}
+
+Status GraphLog::mark_format_2() {
+  // Only a log below 2 changes; in the caller's transaction, so it is undone with the rows.
+  return run(db_,
+             fmt::format("UPDATE {} SET value = 2 WHERE key = 'format' AND value < 2",
+                         shadow(schema_, table_, "meta")),
+             "cannot mark the graph's log as format 2");
 }
 
 Status GraphLog::read(std::uint64_t from, std::uint64_t through,
@@ -261,9 +284,10 @@ Status GraphLog::read(std::uint64_t from, std::uint64_t through,
     row.tx = static_cast<std::uint64_t>(sqlite3_column_int64(stmt, 1));
     row.tx_time_ms = sqlite3_column_int64(stmt, 2);
     const void* body = sqlite3_column_blob(stmt, 3);
-    row.body.assign(body ? static_cast<const char*>(body) : "",
-                    static_cast<std::size_t>(sqlite3_column_bytes(stmt, 3)));
-    st = each(row);
+    const std::string_view stored(body ? static_cast<const char*>(body) : "",
+                                  static_cast<std::size_t>(sqlite3_column_bytes(stmt, 3)));
+    st = store::unpack_log_body(row.seq, stored, &row.body);
+    if (st.ok()) st = each(row);
   }
   if (st.ok() && rc != SQLITE_DONE) st = sql_error(rc, "cannot read the log");
   sqlite3_finalize(stmt);

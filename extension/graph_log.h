@@ -8,7 +8,8 @@
 //   "<table>_meta"(key TEXT PRIMARY KEY, value) WITHOUT ROWID   -- 'uuid', 'format'
 //
 // Rows are written with nested statements on the table's connection, inside the caller's SQL
-// transaction (as FTS5 writes its shadow tables); body is the record list of log_records.h.
+// transaction (as FTS5 writes its shadow tables); body is the record list of log_records.h, kept
+// compressed when it is large (log_body_codec.h).
 // The LMDB index (GraphEnv) is derived from these rows; GraphSession keeps it caught up.
 //
 // Thread safety: none; SQLite serialises calls on a connection and a GraphLog belongs to one.
@@ -21,12 +22,17 @@
 #include <vector>
 
 #include "extension/sqlite_api.h"
+#include "lmdb_store/log_body_codec.h"
 #include "lmdb_store/log_records.h"
 #include "lmdb_store/mdb_status.h"
 
 namespace datalog::ext {
 
-inline constexpr int kLogFormat = 1;  // the layout of the shadow tables and of a row's body
+// The layout of the shadow tables and of a row's body. 2: a large body may be compressed
+// (log_body_codec.h); 1 wrote none. A log is marked 2 by the transaction that first writes a
+// compressed body into it, so a build that knows only format 1 is never handed one unawares; a
+// log of a format above kLogFormat is refused.
+inline constexpr int kLogFormat = 2;
 
 class GraphLog {
  public:
@@ -52,7 +58,8 @@ class GraphLog {
   // The graph's identity, from "<table>_meta".
   store::Status uuid(std::string* out);
   // Both: whether the shadow tables exist and, when they do, the uuid. One statement where
-  // "<table>_meta" exists (each statement prepared was a few percent of opening a graph).
+  // "<table>_meta" exists (each statement prepared was a few percent of opening a graph). It
+  // reads the log's format too: TooNew above kLogFormat.
   store::Status identity(bool* exists, std::string* uuid);
 
   // The log's last row as this connection's SQLite snapshot sees it (seq 0: empty log). Cached
@@ -75,9 +82,11 @@ class GraphLog {
   void forget_tip() { tip_cached_ = false; }
 
   // Appends rows after seq `after` (their seq is set here) in one statement: inside an open SQL
-  // transaction it joins it; in autocommit mode it is a transaction, all rows or none.
+  // transaction it joins it; in autocommit mode it is a transaction, all rows or none. Large
+  // bodies are stored compressed; `rows` keep theirs as they were.
   store::Status append(std::vector<store::LogRow>& rows, std::uint64_t after);
-  // Calls each for rows with from < seq <= through, in order.
+  // Calls each for rows with from < seq <= through, in order, with each body's records (a
+  // compressed body decompressed; a damaged one is Corrupt).
   store::Status read(std::uint64_t from, std::uint64_t through,
                      const std::function<store::Status(const store::LogRow&)>& each);
   // The wall time and counter of row seq (false: no such row in this snapshot).
@@ -91,6 +100,8 @@ class GraphLog {
   store::Status sql_error(int rc, const std::string& what) const;
   void finalize();
   std::string log_table() const;  // "schema"."table_log", quoted
+  // Marks a log of format 1 as format 2 before its first compressed body, in the same transaction.
+  store::Status mark_format_2();
 
   sqlite3* db_;
   std::string schema_, table_;
@@ -98,6 +109,8 @@ class GraphLog {
   sqlite3_stmt* append_stmt_ = nullptr;
   sqlite3_stmt* read_stmt_ = nullptr;
   sqlite3_stmt* row_stmt_ = nullptr;
+  int format_ = 0;  // the log's format as identity() read it (0: not read, or the tables made here)
+  store::LogBodyPacker packer_;
   bool tip_cached_ = false;
   unsigned tip_version_ = 0;
   std::uint64_t tip_index_state_ = 0;  // the index's state when the tip was read (0: unknown)

@@ -1,12 +1,14 @@
-// A log row's body from a hostile database: decoded record by record, then replayed into an
-// index (inside a transaction that is then abandoned). Errors are fine; crashes, leaks and
+// A log row's body from a hostile database, as stored (compressed or not): unpacked, decoded
+// record by record, then replayed into an index (inside a transaction that is then abandoned). Errors are fine; crashes, leaks and
 // undefined behaviour are not.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "fuzz/fuzz_support.h"
+#include "lmdb_store/log_body_codec.h"
 #include "lmdb_store/log_records.h"
 
 namespace {
@@ -35,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   row.seq = 1;
   row.tx = 1;
   row.tx_time_ms = 1'000;
-  row.body.assign(reinterpret_cast<const char*>(data), size);
+  const std::string_view stored(reinterpret_cast<const char*>(data), size);
+  if (!store::unpack_log_body(row.seq, stored, &row.body).ok()) return 0;
   Ignore ignore;
   (void)store::read_log_body(row.seq, row.tx_time_ms, row.body, ignore);
   std::unique_ptr<store::WriteTxn> w;

@@ -2,7 +2,7 @@
 # Installs the Debian packages the build, the demo, the tests and the benchmark plots (gnuplot)
 # need, when any is missing.
 set -euo pipefail
-packages=(cmake g++ make pkg-config libsqlite3-dev sqlite3 liblmdb-dev lmdb-utils libfmt-dev libre2-dev libssl-dev catch2 dpkg-dev
+packages=(cmake g++ make pkg-config libsqlite3-dev sqlite3 liblmdb-dev lmdb-utils libfmt-dev libre2-dev libssl-dev libzstd-dev catch2 dpkg-dev
           python3 python3-pytest gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
