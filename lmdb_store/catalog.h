@@ -32,28 +32,31 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
                     std::optional<EntityId>* id);
 Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
                   std::optional<Value>* name);
-// A writer's guess whether the next new name sorts after every name, as when a bulk load names
-// :e1, :e2, ... (names sort by length first). While the guess holds, a name is put at the end
-// (MDB_APPEND), which skips LMDB's search; LMDB refuses a name that does not sort last, which then
-// goes in by search, and the end is tried again every kRetry names.
-struct NameAppends {
-  static constexpr std::uint32_t kRetry = 64;
-  bool appending = true;
-  std::uint32_t since_refused = 0;
-  bool try_end() { return appending || ++since_refused >= kRetry; }
-};
-// Cursors on ident_names and ident_ids of one write transaction, kept by the writer from one
-// create_ident to the next: a cursor left at the end of its table appends the next key without
-// LMDB's search from the root.
+// Cursors on ident_names and ident_ids of one write transaction (one savepoint level), kept by
+// the writer from one create_ident to the next, with the record each last wrote, as written
+// (check byte included). Names and ids are mostly made in sequence: a bulk load puts ten names
+// into one record of ident_names and 16 into one of ident_ids, one at a time. So the record the
+// next one goes into is mostly the one its cursor is still on, and the writer has its bytes: it
+// needs no search and no check of its bytes. A new record mostly sorts after every other, and its
+// cursor is then at the end, where an append needs no search either.
 struct IdentCursors {
+  struct Written {
+    std::string key, data;  // key empty: the cursor may have moved, or the record changed
+  };
   MDB_cursor* names = nullptr;
   MDB_cursor* ids = nullptr;
+  Written name_group, id_block;
+  std::string scratch;  // the next record's data, swapped into place once written
+  // Call when another transaction (a savepoint's, committed into this one) may have moved the
+  // cursors or changed the records.
+  void forget_written() { name_group.key.clear(), id_block.key.clear(); }
 };
 // Returns the entity named name in *id; when it is missing, creates it with new_id and sets
-// *created (the caller keeps the next-ident counter, meta_key::kNextIdent). appends keeps the
-// writer's guess from one call to the next.
-Status create_ident(const IdentCursors& cursors, const Value& name, EntityId new_id, EntityId* id,
-                    bool* created, NameAppends* appends);
+// *created (the caller keeps the next-ident counter, meta_key::kNextIdent), and *at_end when its
+// name went into the record the cursor was on or a new one at the table's end (no new page but
+// the last).
+Status create_ident(IdentCursors* cursors, const Value& name, EntityId new_id, EntityId* id,
+                    bool* created, bool* at_end);
 
 // --- giants: full text of values too long for a key ----------------------------------------
 Status store_giant(MDB_txn* txn, const Tables& t, const Value& value);

@@ -1,12 +1,15 @@
 // Idents (catalog.h): a keyword or uuid naming an entity, both ways, directly or through the
-// shared cache of committed names. Ids are ordered integers (2 to 4 bytes); a name's key is its
-// encoded length, then its encoded value (ident_name_key). The data of both tables ends with the
-// record's check byte (record_check.h).
+// shared cache of committed names. ident_names: names whose keys (ident_name_key) differ only in
+// their last two bytes share a record (ident_name_groups.h). ident_ids: the names of 16
+// consecutive ids per record (ident_id_blocks.h). The data of both tables ends
+// with the record's check byte (record_check.h).
 #include "lmdb_store/catalog.h"
 
 #include <algorithm>
 
 #include "engine/uuid_text.h"
+#include "lmdb_store/ident_id_blocks.h"
+#include "lmdb_store/ident_name_groups.h"
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/mdb_values.h"
 #include "lmdb_store/meta.h"
@@ -39,42 +42,39 @@ void ident_name_key(std::string& key, const Value& name) {
   key[0] = static_cast<char>(std::min<std::size_t>(key.size() - 1, 255));
 }
 
-// The id in an ident_names record, when its check byte holds.
-bool read_name_record(std::string_view key, std::string_view data, EntityId* id) {
-  std::string_view id_bytes;
-  return checked_payload(key, data, &id_bytes) && read_ordered_int_key(id_bytes, id);
-}
-
 }  // namespace
 
 Status lookup_ident(MDB_txn* txn, const Tables& t, const Value& given, std::optional<EntityId>* id) {
-  const Value name = canonical_ident(given);
-  std::string key;
-  ident_name_key(key, name);
-  MDB_val k = as_val(key), v;
+  id->reset();
+  std::string name_key;
+  ident_name_key(name_key, canonical_ident(given));
+  const std::string_view group = name_group_key(name_key);
+  MDB_val k = as_val(group), v;
   const int rc = mdb::get(txn, t.ident_names, &k, &v);
-  if (rc == MDB_NOTFOUND) {
-    id->reset();
-    return Status::OK();
-  }
+  if (rc == MDB_NOTFOUND) return Status::OK();
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident");
-  EntityId found = 0;
-  if (!read_name_record(key, as_view(v), &found)) return index_damage(txn, "an ident entry is malformed");
-  *id = found;
+  std::string_view payload;
+  NameGroupPlace place;
+  if (!checked_payload(group, as_view(v), &payload) || !search_name_group(payload, name_tail(name_key), &place)) {
+    return index_damage(txn, "an ident entry is malformed");
+  }
+  if (place.found) *id = place.id;
   return Status::OK();
 }
 
 Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Value>* name) {
-  const std::string key = ordered_int_key(id);
+  name->reset();
+  const std::string key = id_block_key(id);
   MDB_val k = as_val(key), v;
   const int rc = mdb::get(txn, t.ident_ids, &k, &v);
-  if (rc == MDB_NOTFOUND) {
-    name->reset();
-    return Status::OK();
-  }
+  if (rc == MDB_NOTFOUND) return Status::OK();
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident name");
-  std::string_view stored;
-  if (!checked_payload(key, as_view(v), &stored)) return index_damage(txn, "an ident name is malformed");
+  std::string_view payload, stored;
+  bool found = false;
+  if (!checked_payload(key, as_view(v), &payload) || !find_in_id_block(payload, id_block_slot(id), &found, &stored)) {
+    return index_damage(txn, "an ident name is malformed");
+  }
+  if (!found) return Status::OK();
   *name = decode_stored_value(stored);
   if (!name->has_value()) return index_damage(txn, "an ident name is malformed");
   return Status::OK();
@@ -82,62 +82,118 @@ Status ident_name(MDB_txn* txn, const Tables& t, EntityId id, std::optional<Valu
 
 namespace {
 
-// Puts a new name's record when name_key sorts after every name, as appends guesses; MDB_KEYEXIST
-// when it does not (or no guess was made): the name may exist, and the caller searches.
-int put_name_at_end(MDB_cursor* names, MDB_val* name_key, MDB_val* id_data, NameAppends* appends) {
-  if (!appends->try_end()) return MDB_KEYEXIST;
-  appends->since_refused = 0;
-  const int rc = mdb::cursor_put(names, name_key, id_data, MDB_APPEND);
-  appends->appending = rc == MDB_SUCCESS;
+// Where a record keyed key is, for a writer's cursor, cheapest first.
+enum class Place {
+  kWritten,   // the record the cursor last wrote, still under it: rewritten in place
+  kAfterAll,  // no such record, and key sorts after every key: appended
+  kFound,     // found by search, the cursor on it: rewritten in place
+  kMissing,   // no such record: put where it sorts
+};
+
+int seek_record(MDB_cursor* cursor, std::string_view key, IdentCursors::Written* written,
+                MDB_val* data, Place* place) {
+  if (!written->key.empty() && written->key == key) {
+    *place = Place::kWritten;
+    return MDB_SUCCESS;
+  }
+  written->key.clear();  // the cursor moves off it
+  MDB_val k;
+  int rc = mdb::cursor_get(cursor, &k, data, MDB_GET_CURRENT);
+  if (rc == MDB_SUCCESS && as_view(k).compare(key) < 0) {  // LMDB's order: bytes, then length
+    MDB_val next_key, next_data;
+    if (mdb::cursor_get(cursor, &next_key, &next_data, MDB_NEXT) == MDB_NOTFOUND) {
+      *place = Place::kAfterAll;  // the cursor stays at the end, where an append needs no search
+      return MDB_SUCCESS;
+    }
+  }
+  k = as_val(key);
+  rc = mdb::cursor_get(cursor, &k, data, MDB_SET_KEY);
+  *place = rc == MDB_SUCCESS ? Place::kFound : Place::kMissing;
+  return rc == MDB_NOTFOUND ? MDB_SUCCESS : rc;
+}
+
+// The data of the record seek_record placed, without its check byte (empty for a new record):
+// its bytes as written, or read and checked. False when the check byte is wrong.
+bool placed_payload(Place place, std::string_view key, const MDB_val& stored,
+                    const IdentCursors::Written& written, std::string_view* payload) {
+  switch (place) {
+    case Place::kWritten:
+      *payload = std::string_view(written.data).substr(0, written.data.size() - 1);
+      return true;
+    case Place::kFound: return checked_payload(key, as_view(stored), payload);
+    case Place::kAfterAll:
+    case Place::kMissing: break;
+  }
+  *payload = {};
+  return true;
+}
+
+// Puts the record built in cursors->scratch (its check byte appended here) where seek_record
+// placed it, and keeps it as *written. In place (MDB_CURRENT), a record that grows at the table's
+// end moves alone to a new page when it outgrows its own, and leaves that page full. (Deleting it
+// and appending it again would not: the delete empties the new page, and LMDB refills it with a
+// record taken from the full page before it.)
+int put_placed(MDB_cursor* cursor, std::string_view key, Place place, IdentCursors* cursors,
+               IdentCursors::Written* written) {
+  std::string& data = cursors->scratch;
+  append_record_check(data, key);
+  MDB_val k = as_val(key), v = as_val(data);
+  const unsigned flags = place == Place::kWritten || place == Place::kFound ? MDB_CURRENT
+                         : place == Place::kAfterAll                        ? MDB_APPEND
+                                                                            : 0;
+  const int rc = mdb::cursor_put(cursor, &k, &v, flags);
+  written->key.clear();
+  if (rc == MDB_SUCCESS) {
+    written->key.assign(key);
+    std::swap(written->data, data);
+  }
   return rc;
 }
 
-// The insert is the lookup: when the name exists, LMDB hands back its id in id_data (MDB_KEYEXIST),
-// a value read from the map like any other.
-int put_name_or_find(MDB_cursor* names, MDB_val* name_key, MDB_val* id_data) {
-  const int rc = mdb::cursor_put(names, name_key, id_data, MDB_NOOVERWRITE);
-  const bool outside = rc == MDB_KEYEXIST && !fault_detail::within_file(mdb::env_of(names), nullptr, id_data);
-  return outside ? kPageFault : rc;
+// Adds new id's name to its block of ident_ids.
+Status put_id_name(IdentCursors* cursors, EntityId id, std::string_view stored_name) {
+  const std::string key = id_block_key(id);
+  MDB_val v;
+  Place place;
+  int rc = seek_record(cursors->ids, key, &cursors->id_block, &v, &place);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident names");
+  std::string_view payload;
+  if (!placed_payload(place, key, v, cursors->id_block, &payload) ||
+      !add_to_id_block(payload, id_block_slot(id), stored_name, &cursors->scratch)) {
+    return index_damage(mdb_cursor_txn(cursors->ids), "an ident name block is malformed or names the new id already");
+  }
+  rc = put_placed(cursors->ids, key, place, cursors, &cursors->id_block);
+  return rc == MDB_SUCCESS ? Status::OK() : status_from_mdb(rc, "write ident name");
 }
 
 }  // namespace
 
-Status create_ident(const IdentCursors& cursors, const Value& given, EntityId new_id, EntityId* id,
-                    bool* created, NameAppends* appends) {
-  *created = false;
+Status create_ident(IdentCursors* cursors, const Value& given, EntityId new_id, EntityId* id,
+                    bool* created, bool* at_end) {
+  *created = *at_end = false;
   const Value name = canonical_ident(given);
   std::string name_key;
   ident_name_key(name_key, name);
-  const std::string idk = ordered_int_key(new_id);
-  std::string id_data = idk;
-  append_record_check(id_data, name_key);
-  std::string stored = encode_stored_value(name);
-  append_record_check(stored, idk);
-  MDB_val k = as_val(name_key), v = as_val(id_data);
-  int rc = put_name_at_end(cursors.names, &k, &v, appends);
-  if (rc == MDB_KEYEXIST) {
-    k = as_val(name_key);
-    v = as_val(id_data);
-    rc = put_name_or_find(cursors.names, &k, &v);
+  const std::string_view group = name_group_key(name_key);
+  MDB_val v;
+  Place place;
+  int rc = seek_record(cursors->names, group, &cursors->name_group, &v, &place);
+  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "read ident");
+  std::string_view payload;
+  NameGroupPlace in_group;
+  if (!placed_payload(place, group, v, cursors->name_group, &payload) ||
+      !search_name_group(payload, name_tail(name_key), &in_group)) {
+    return index_damage(mdb_cursor_txn(cursors->names), "an ident entry is malformed");
   }
-  if (rc == MDB_KEYEXIST) {
-    if (!read_name_record(name_key, as_view(v), id)) {
-      return index_damage(mdb_cursor_txn(cursors.names), "an ident entry is malformed");
-    }
+  if (in_group.found) {
+    *id = in_group.id;
     return Status::OK();
   }
+  insert_into_name_group(payload, in_group.insert_at, name_tail(name_key), new_id, &cursors->scratch);
+  rc = put_placed(cursors->names, group, place, cursors, &cursors->name_group);
   if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
-  k = as_val(idk);
-  v = as_val(stored);
-  // Ids are handed out in order, so a new one mostly sorts last: appended, its page fills up
-  // instead of splitting in half. LMDB refuses the append otherwise, and the put searches.
-  rc = mdb::cursor_put(cursors.ids, &k, &v, MDB_APPEND);
-  if (rc == MDB_KEYEXIST) {
-    k = as_val(idk);
-    v = as_val(stored);
-    rc = mdb::cursor_put(cursors.ids, &k, &v, 0);
-  }
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident name");
+  *at_end = place == Place::kWritten || place == Place::kAfterAll;
+  DATALOG_RETURN_IF_ERROR(put_id_name(cursors, new_id, encode_stored_value(name)));
   *id = new_id;
   *created = true;
   return Status::OK();

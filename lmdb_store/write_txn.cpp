@@ -132,6 +132,9 @@ Status WriteTxn::release(int level) {
     stack_.pop_back();
     if (rc != MDB_SUCCESS) return fail(status_from_mdb(rc, "release savepoint"));
   }
+  // The savepoint's writes are this level's now, and LMDB has moved its cursors where the
+  // savepoint's were.
+  stack_.back().idents.forget_written();
   touch();
   return Status::OK();
 }

@@ -160,7 +160,7 @@ class WriteTxn {
 
   WriteTxn(std::shared_ptr<GraphEnv> env) : env_(std::move(env)) {}
   Status index_cursor(IndexId index, MDB_cursor** cursor);
-  Status ident_cursors(IdentCursors* out);
+  Status ident_cursors(IdentCursors** out);  // this level's, kept (catalog.h)
   Status cached_cursor(MDB_dbi dbi, MDB_cursor*& cached, MDB_cursor** cursor);
   // last_appended (when given): the key the previous put_record to index appended, empty when it
   // appended none or anything else wrote to index since; updated for the next call.
@@ -248,7 +248,6 @@ class WriteTxn {
   EntityId first_new_ident_ = 0;  // 0: not read yet
   EntityId next_ident_ = 0;       // the next ident id, kept in memory; 0: read it from LMDB
   bool next_ident_dirty_ = false;  // next_ident_ is ahead of LMDB's counter
-  NameAppends name_appends_;  // whether new names have been sorting last (catalog.h)
   bool logging_ = true;  // false while replaying
   std::uint64_t log_base_ = 0;    // set_log_base
   std::uint64_t replay_seq_ = 0;  // the row being replayed

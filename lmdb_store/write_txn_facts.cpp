@@ -214,11 +214,11 @@ Status WriteTxn::resolve_ident(const Value& name, EntityId* id) {
 }
 
 Status WriteTxn::find_or_create_ident(const Value& name, EntityId new_id, EntityId* id, bool* created) {
-  IdentCursors cursors;
+  IdentCursors* cursors = nullptr;
   DATALOG_RETURN_IF_ERROR(ident_cursors(&cursors));
-  DATALOG_RETURN_IF_ERROR(create_ident(cursors, name, new_id, id, created, &name_appends_));
-  // name_appends_ tells whether this name went in at the end of its table (create_ident).
-  if (*created) count_ident_puts(name, name_appends_.appending);
+  bool at_end = false;
+  DATALOG_RETURN_IF_ERROR(create_ident(cursors, name, new_id, id, created, &at_end));
+  if (*created) count_ident_puts(name, at_end);
   return Status::OK();
 }
 

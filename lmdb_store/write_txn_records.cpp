@@ -67,10 +67,12 @@ Status WriteTxn::index_cursor(IndexId index, MDB_cursor** cursor) {
                        cursor);
 }
 
-Status WriteTxn::ident_cursors(IdentCursors* out) {
+Status WriteTxn::ident_cursors(IdentCursors** out) {
   IdentCursors& cached = stack_.back().idents;
-  DATALOG_RETURN_IF_ERROR(cached_cursor(env_->tables().ident_names, cached.names, &out->names));
-  return cached_cursor(env_->tables().ident_ids, cached.ids, &out->ids);
+  DATALOG_RETURN_IF_ERROR(cached_cursor(env_->tables().ident_names, cached.names, &cached.names));
+  DATALOG_RETURN_IF_ERROR(cached_cursor(env_->tables().ident_ids, cached.ids, &cached.ids));
+  *out = &cached;
+  return Status::OK();
 }
 
 // Writes key with valid_to (the datom's valid-to bytes) and the check byte into index; a's

@@ -180,7 +180,7 @@ def test_a_file_that_is_not_a_v1_graph(v1, conn):
     folder = v1[0].parent
     rows(conn, "SELECT count(*) FROM g2")  # makes g2's own index, a graph of this build's format
     with raises_datalog(f"datalog: '{folder}/v1.db-g2.graph' is not a graph of the first storage "
-                        "format: it has format 6") as caught:
+                        "format: it has format 7") as caught:
         rows(conn, "SELECT datalog_import_v1('g2', 'v1.db-g2.graph')")
     assert caught.value.sqlite_errorname == "SQLITE_NOTADB"
     (folder / "notes.txt").write_text("not a graph at all\n" * 500)

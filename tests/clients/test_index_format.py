@@ -17,7 +17,7 @@ import pytest
 from conftest import EXT, rows_in_child
 from raw_lmdb import RawIndex
 
-CURRENT = 6  # the index format this build writes (DATALOG_FORMAT_VERSION)
+CURRENT = 7  # the index format this build writes (DATALOG_FORMAT_VERSION)
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
 
@@ -68,7 +68,8 @@ def _as_older_format(graph_path, version):
         entries = index.entries(b"ident_names")
         assert entries, "the index holds no ident names"
         for key, _ in entries:
-            assert key[0] == min(len(key) - 1, 255), key  # the format-5 length byte
+            # The length byte of the whole name, whose last two bytes are in the data (format 7).
+            assert key[0] == min(len(key) + 1, 255), key
         index.replace(b"ident_names", [(key[1:], data) for key, data in entries])
         names = len(entries)
     index.put(b"meta", b"format", bytes([0, 0, 0, version]))

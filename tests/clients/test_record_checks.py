@@ -89,8 +89,15 @@ def test_an_ident_name_flipped(graph):
 
 
 def test_an_ident_id_flipped(graph):
-    # ident_names: the name ":e3" now maps to e1's id. Before: e1's fact answered for :e3.
-    damage(graph, b"ident_names", lambda k, d: (k, bytes([0x88]) + d[2:]) if b":e3" in k else (k, d))
+    # ident_names: the name ":e3" now maps to e1's id. The record of the names :e0 ... :e9 holds
+    # each one's last two key bytes (its digit and the text's end) and its id. Before: e1's fact
+    # answered for :e3.
+    def flipped(key, data):
+        if key.endswith(b":e"):
+            e1, e3 = data.index(b"1\x00") + 2, data.index(b"3\x00") + 2
+            data = data[:e3] + data[e1:e1 + 2] + data[e3 + 2:]
+        return key, data
+    damage(graph, b"ident_names", flipped)
     assert run_twice(graph, "SELECT v FROM g WHERE e = ':e3'") == [
         damaged("an ident entry is malformed"), [(THREE,)]]
 
