@@ -295,6 +295,8 @@ def targets(run):
         add("bytes/fact below baseline", n, ours["bytes_per_fact"] / base["bytes_per_fact"],
             f"{ours['bytes_per_fact']:.1f} vs {base['bytes_per_fact']:.1f} B/fact",
             ours["bytes_per_fact"] < base["bytes_per_fact"])
+        add("bytes/fact (database + index) ≤ 120", n, ours["bytes_per_fact"],
+            f"{ours['bytes_per_fact']:.1f} B/fact", ours["bytes_per_fact"] <= 120.0)
     conc = {(r["workload"], r["impl"]): r for r in run.results if r["group"] == "concurrent"}
 
     def scaling(impl, wl):

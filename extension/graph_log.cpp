@@ -235,16 +235,20 @@ Status GraphLog::append(std::vector<store::LogRow>& rows, std::uint64_t after) {
   }
   int param = 0;
   bool packed_any = false;
-  std::vector<std::string> packed(rows.size());  // compressed bodies, bound until the step
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    store::LogRow& row = rows[i];
+  std::string scratch;
+  for (store::LogRow& row : rows) {
     row.seq = ++after;
-    const std::string_view body = packer_.pack(row.body, &packed[i]);
-    packed_any = packed_any || store::is_packed_body(body);
+    // A compressed body takes the raw one's place, so a large transaction holds one form of
+    // each row, not both.
+    const std::string_view stored = packer_.pack(row.body, &scratch);
+    if (store::is_packed_body(stored)) {
+      row.body = std::string(stored);
+      packed_any = true;
+    }
     sqlite3_bind_int64(stmt, ++param, static_cast<sqlite3_int64>(row.seq));
     sqlite3_bind_int64(stmt, ++param, static_cast<sqlite3_int64>(row.tx));
     sqlite3_bind_int64(stmt, ++param, row.tx_time_ms);
-    sqlite3_bind_blob64(stmt, ++param, body.data(), body.size(), SQLITE_STATIC);
+    sqlite3_bind_blob64(stmt, ++param, row.body.data(), row.body.size(), SQLITE_STATIC);
   }
   Status marked = packed_any && format_ != kLogFormat ? mark_format_2() : Status::OK();
   const int rc = marked.ok() ? sqlite3_step(stmt) : SQLITE_DONE;

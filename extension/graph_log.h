@@ -83,7 +83,7 @@ class GraphLog {
 
   // Appends rows after seq `after` (their seq is set here) in one statement: inside an open SQL
   // transaction it joins it; in autocommit mode it is a transaction, all rows or none. Large
-  // bodies are stored compressed; `rows` keep theirs as they were.
+  // bodies are stored compressed, and each row's body is then what was stored.
   store::Status append(std::vector<store::LogRow>& rows, std::uint64_t after);
   // Calls each for rows with from < seq <= through, in order, with each body's records (a
   // compressed body decompressed; a damaged one is Corrupt).
