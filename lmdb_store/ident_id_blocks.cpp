@@ -8,7 +8,7 @@ namespace datalog::store {
 
 namespace {
 
-constexpr std::size_t kSlotsBytes = 4;
+constexpr std::size_t kSlotsBytes = kIdsPerBlock / 8;  // a bit per slot
 
 std::uint32_t read_slots(std::string_view payload) {
   return static_cast<std::uint32_t>(read_big_endian(payload, kSlotsBytes));

@@ -8,7 +8,7 @@
 // but a block is rewritten whole, and its check byte hashed again, at each name added.)
 //
 //   key:   ordered_int_key(id >> kIdBlockBits)
-//   data:  slots (4 bytes, big-endian: bit s set when id (block << kIdBlockBits) + s has a name)
+//   data:  slots (2 bytes, big-endian: bit s set when id (block << kIdBlockBits) + s has a name)
 //          | for each set bit, lowest first: length (LEB128) | the name's stored value
 //          | check byte (record_check.h)
 //
