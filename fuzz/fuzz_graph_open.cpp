@@ -7,8 +7,10 @@
 //
 // Seeds (fuzz/corpus/graph_open/, named .mdb since .graph files are not versioned): a real
 // index of format 4 (people.mdb), one of format 5 (people-format5.mdb, whose ident names are
-// keyed by length first) and one of format 6 (people-format6.mdb, whose records end with a check
-// byte: mutations of it reach past the check only where they leave it intact), two copies of the
+// keyed by length first), one of format 6 (people-format6.mdb, whose records end with a check
+// byte: mutations of it reach past the check only where they leave it intact), one of format 7
+// (people-format7.mdb, the same graph and 40 more names: ident records shared by ten names and by
+// 16 ids, read by the walks of ident_name_groups.h and ident_id_blocks.h), two copies of the
 // first with one leaf page that sends LMDB into an endless loop (caught by the stuck-call
 // watchdog and by the key-order checks; a regression shows as a libFuzzer timeout), and one whose
 // table record names a meta page as its root.
@@ -26,6 +28,7 @@
 #include "lmdb_store/catalog.h"
 #include "lmdb_store/datom_scan.h"
 #include "lmdb_store/graph_env.h"
+#include "lmdb_store/ident_id_blocks.h"
 #include "lmdb_store/index_check.h"
 #include "lmdb_store/key_coding.h"
 #include "lmdb_store/stuck_call_watchdog.h"
@@ -75,17 +78,20 @@ void scan_index(const GraphEnv& env, MDB_txn* txn, IndexId index) {
   }
 }
 
-// Each ident's name, found from its id and back.
+// Each ident's name, found from its id and back: every slot of every block of ident_ids.
 void read_idents(const GraphEnv& env, MDB_txn* txn) {
   TableCursor ids;
   if (!ids.open(txn, env.tables().ident_ids, "ident_ids").ok()) return;
   for (Status s = ids.step(MDB_FIRST); s.ok() && !ids.at_end() && !env.damaged(); s = ids.step(MDB_NEXT)) {
-    EntityId id = 0;
-    if (!read_ordered_int_key(ids.key(), &id)) continue;
-    std::optional<Value> name;
-    if (!ident_name(txn, env.tables(), id, &name).ok() || !name) continue;
-    std::optional<EntityId> back;
-    (void)lookup_ident(txn, env.tables(), *name, &back);
+    EntityId block = 0;
+    if (!read_ordered_int_key(ids.key(), &block)) continue;
+    for (std::uint32_t slot = 0; slot < kIdsPerBlock && !env.damaged(); ++slot) {
+      const auto id = static_cast<EntityId>(static_cast<std::uint64_t>(block) << kIdBlockBits | slot);
+      std::optional<Value> name;
+      if (!ident_name(txn, env.tables(), id, &name).ok() || !name) continue;
+      std::optional<EntityId> back;
+      (void)lookup_ident(txn, env.tables(), *name, &back);
+    }
   }
 }
 
