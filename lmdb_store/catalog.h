@@ -33,24 +33,30 @@ Status lookup_ident(MDB_txn* txn, const Tables& t, ReadCache* shared, const Valu
 Status ident_name(MDB_txn* txn, const Tables& t, ReadCache* shared, EntityId id,
                   std::optional<Value>* name);
 // Cursors on ident_names and ident_ids of one write transaction (one savepoint level), kept by
-// the writer from one create_ident to the next, with the record each last wrote, as written
-// (check byte included). Names and ids are mostly made in sequence: a bulk load puts ten names
-// into one record of ident_names and 16 into one of ident_ids, one at a time. So the record the
-// next one goes into is mostly the one its cursor is still on, and the writer has its bytes: it
-// needs no search and no check of its bytes. A new record mostly sorts after every other, and its
-// cursor is then at the end, where an append needs no search either.
+// the writer from one create_ident to the next, with the record each is building. Names and ids
+// are mostly made in sequence: a bulk load puts ten names into one record of ident_names and 16
+// into one of ident_ids, one at a time. So the record the next one goes into is mostly the one
+// being built, which is held back here and put once, when the writer moves on to another record
+// or flushes (flush_ident_writes): one put per record instead of one per name, and a record that
+// goes in whole at the table's end fills its page. A new record mostly sorts after every other,
+// and its cursor is then at the end, where an append needs no search.
 struct IdentCursors {
   struct Written {
-    std::string key, data;  // key empty: the cursor may have moved, or the record changed
+    std::string key, data;  // the record (check byte included); key empty: none
+    bool pending = false;   // not in LMDB yet: put with put_flags, the cursor where it goes
+    unsigned put_flags = 0;
   };
   MDB_cursor* names = nullptr;
   MDB_cursor* ids = nullptr;
   Written name_group, id_block;
-  std::string scratch;  // the next record's data, swapped into place once written
-  // Call when another transaction (a savepoint's, committed into this one) may have moved the
-  // cursors or changed the records.
+  std::string scratch;  // the next record's data, swapped into place once built
+  // After another transaction (a savepoint's, committed into this one) moved the cursors or
+  // changed the records; nothing is held back then (a savepoint begins with a flush).
   void forget_written() { name_group.key.clear(), id_block.key.clear(); }
 };
+// Puts the records create_ident holds back. Call before anything else reads the ident tables
+// through this transaction, and before it commits or begins a savepoint.
+Status flush_ident_writes(IdentCursors* cursors);
 // Returns the entity named name in *id; when it is missing, creates it with new_id and sets
 // *created (the caller keeps the next-ident counter, meta_key::kNextIdent), and *at_end when its
 // name went into the record the cursor was on or a new one at the table's end (no new page but

@@ -84,11 +84,26 @@ namespace {
 
 // Where a record keyed key is, for a writer's cursor, cheapest first.
 enum class Place {
-  kWritten,   // the record the cursor last wrote, still under it: rewritten in place
+  kWritten,   // the record the cursor is building or last put, under it: rewritten in place
   kAfterAll,  // no such record, and key sorts after every key: appended
   kFound,     // found by search, the cursor on it: rewritten in place
   kMissing,   // no such record: put where it sorts
 };
+
+// Puts written's record if it is held back.
+int put_held(MDB_cursor* cursor, IdentCursors::Written* written) {
+  if (!written->pending) return MDB_SUCCESS;
+  MDB_val k = as_val(written->key), v = as_val(written->data);
+  int rc = mdb::cursor_put(cursor, &k, &v, written->put_flags);
+  if (rc == MDB_KEYEXIST && written->put_flags == MDB_APPEND) {  // not last after all: by search
+    k = as_val(written->key);
+    v = as_val(written->data);
+    rc = mdb::cursor_put(cursor, &k, &v, 0);
+  }
+  written->pending = false;
+  if (rc != MDB_SUCCESS) written->key.clear();
+  return rc;
+}
 
 int seek_record(MDB_cursor* cursor, std::string_view key, IdentCursors::Written* written,
                 MDB_val* data, Place* place) {
@@ -96,9 +111,12 @@ int seek_record(MDB_cursor* cursor, std::string_view key, IdentCursors::Written*
     *place = Place::kWritten;
     return MDB_SUCCESS;
   }
-  written->key.clear();  // the cursor moves off it
+  // The cursor moves off the record: it goes in first.
+  int rc = put_held(cursor, written);
+  written->key.clear();
+  if (rc != MDB_SUCCESS) return rc;
   MDB_val k;
-  int rc = mdb::cursor_get(cursor, &k, data, MDB_GET_CURRENT);
+  rc = mdb::cursor_get(cursor, &k, data, MDB_GET_CURRENT);
   if (rc == MDB_SUCCESS && as_view(k).compare(key) < 0) {  // LMDB's order: bytes, then length
     MDB_val next_key, next_data;
     if (mdb::cursor_get(cursor, &next_key, &next_data, MDB_NEXT) == MDB_NOTFOUND) {
@@ -113,7 +131,7 @@ int seek_record(MDB_cursor* cursor, std::string_view key, IdentCursors::Written*
 }
 
 // The data of the record seek_record placed, without its check byte (empty for a new record):
-// its bytes as written, or read and checked. False when the check byte is wrong.
+// its bytes as built here, or read and checked. False when the check byte is wrong.
 bool placed_payload(Place place, std::string_view key, const MDB_val& stored,
                     const IdentCursors::Written& written, std::string_view* payload) {
   switch (place) {
@@ -128,26 +146,20 @@ bool placed_payload(Place place, std::string_view key, const MDB_val& stored,
   return true;
 }
 
-// Puts the record built in cursors->scratch (its check byte appended here) where seek_record
-// placed it, and keeps it as *written. In place (MDB_CURRENT), a record that grows at the table's
-// end moves alone to a new page when it outgrows its own, and leaves that page full. (Deleting it
-// and appending it again would not: the delete empties the new page, and LMDB refills it with a
-// record taken from the full page before it.)
-int put_placed(MDB_cursor* cursor, std::string_view key, Place place, IdentCursors* cursors,
-               IdentCursors::Written* written) {
+// Takes the record built in cursors->scratch (its check byte appended here) as *written's, held
+// back until the writer moves on (seek_record) or flushes. A record already in LMDB under the
+// cursor is rewritten in place (MDB_CURRENT); a new one is appended or put by search.
+void hold_record(std::string_view key, Place place, IdentCursors* cursors, IdentCursors::Written* written) {
   std::string& data = cursors->scratch;
   append_record_check(data, key);
-  MDB_val k = as_val(key), v = as_val(data);
-  const unsigned flags = place == Place::kWritten || place == Place::kFound ? MDB_CURRENT
-                         : place == Place::kAfterAll                        ? MDB_APPEND
-                                                                            : 0;
-  const int rc = mdb::cursor_put(cursor, &k, &v, flags);
-  written->key.clear();
-  if (rc == MDB_SUCCESS) {
+  if (place != Place::kWritten) {
     written->key.assign(key);
-    std::swap(written->data, data);
+    written->put_flags = place == Place::kFound ? MDB_CURRENT : place == Place::kAfterAll ? MDB_APPEND : 0;
+  } else if (!written->pending) {
+    written->put_flags = MDB_CURRENT;  // put before, the cursor still on it
   }
-  return rc;
+  written->pending = true;
+  std::swap(written->data, data);
 }
 
 // Adds new id's name to its block of ident_ids.
@@ -162,8 +174,8 @@ Status put_id_name(IdentCursors* cursors, EntityId id, std::string_view stored_n
       !add_to_id_block(payload, id_block_slot(id), stored_name, &cursors->scratch)) {
     return index_damage(mdb_cursor_txn(cursors->ids), "an ident name block is malformed or names the new id already");
   }
-  rc = put_placed(cursors->ids, key, place, cursors, &cursors->id_block);
-  return rc == MDB_SUCCESS ? Status::OK() : status_from_mdb(rc, "write ident name");
+  hold_record(key, place, cursors, &cursors->id_block);
+  return Status::OK();
 }
 
 }  // namespace
@@ -190,13 +202,18 @@ Status create_ident(IdentCursors* cursors, const Value& given, EntityId new_id, 
     return Status::OK();
   }
   insert_into_name_group(payload, in_group.insert_at, name_tail(name_key), new_id, &cursors->scratch);
-  rc = put_placed(cursors->names, group, place, cursors, &cursors->name_group);
-  if (rc != MDB_SUCCESS) return status_from_mdb(rc, "write ident");
+  hold_record(group, place, cursors, &cursors->name_group);
   *at_end = place == Place::kWritten || place == Place::kAfterAll;
   DATALOG_RETURN_IF_ERROR(put_id_name(cursors, new_id, encode_stored_value(name)));
   *id = new_id;
   *created = true;
   return Status::OK();
+}
+
+Status flush_ident_writes(IdentCursors* cursors) {
+  int rc = cursors->names ? put_held(cursors->names, &cursors->name_group) : MDB_SUCCESS;
+  if (rc == MDB_SUCCESS && cursors->ids) rc = put_held(cursors->ids, &cursors->id_block);
+  return rc == MDB_SUCCESS ? Status::OK() : status_from_mdb(rc, "write idents");
 }
 
 namespace {

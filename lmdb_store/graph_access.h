@@ -89,11 +89,11 @@ class GraphAccess final : public GraphWriter {
 
  private:
   MDB_txn* txn() const { return writer_ ? writer_->read_txn() : snapshot_; }
-  // For reading the catalogue (idents, transactions, rules), which a write transaction puts at
-  // once: only datom records wait (write_txn.h), so these reads need not write the waiting ones
-  // first. They did, and an import, which loads the schema by its idents for every batch, wrote
-  // its index records in one small sorted run per batch.
-  MDB_txn* catalog_txn() const { return writer_ ? writer_->txn() : snapshot_; }
+  // For reading the catalogue (idents, transactions, rules): datom records that wait (write_txn.h)
+  // need not go in first, only the ident records the writer holds back (catalog.h). They did, and
+  // an import, which loads the schema by its idents for every batch, wrote its index records in
+  // one small sorted run per batch.
+  MDB_txn* catalog_txn() const { return writer_ ? writer_->catalog_read_txn() : snapshot_; }
   const ReadCache* committed_cache() const { return writer_ ? nullptr : &env_.read_cache(); }
   Status need_writer() const;
   const GraphStats& graph_stats();

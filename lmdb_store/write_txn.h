@@ -63,6 +63,9 @@ class WriteTxn {
   // still waiting to be written in order (write_deferred) go in first. Should that fail, the
   // transaction has failed (failure()) and cannot commit.
   MDB_txn* read_txn();
+  // The transaction for reading idents and the rest of the catalog (not the datom indexes): the
+  // ident records a writer holds back (catalog.h, IdentCursors) go in first.
+  MDB_txn* catalog_read_txn();
   // How many bytes of index records wait before they go in (write_deferred): enough for a large
   // batch to go in sorted, little enough to bound a bulk load's memory. Tests set a small bound
   // to write a transaction in many sorted runs.

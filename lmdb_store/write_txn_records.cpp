@@ -230,10 +230,19 @@ MDB_txn* WriteTxn::read_txn() {
     const Status st = write_deferred();
     if (!st.ok()) fail(st);
   }
+  return catalog_read_txn();
+}
+
+MDB_txn* WriteTxn::catalog_read_txn() {
+  if (failure_.ok() && !stack_.empty()) {
+    const Status st = flush_ident_writes(&stack_.back().idents);
+    if (!st.ok()) fail(st);
+  }
   return txn();
 }
 
 Status WriteTxn::flush_pending() {
+  if (!stack_.empty()) DATALOG_RETURN_IF_ERROR(flush_ident_writes(&stack_.back().idents));
   DATALOG_RETURN_IF_ERROR(write_deferred());
   const Tables& t = env_->tables();
   if (next_ident_dirty_) {
