@@ -109,7 +109,7 @@ class GraphLog {
   sqlite3_stmt* append_stmt_ = nullptr;
   sqlite3_stmt* read_stmt_ = nullptr;
   sqlite3_stmt* row_stmt_ = nullptr;
-  int format_ = 0;  // the log's format as identity() read it (0: not read, or the tables made here)
+  int format_ = 0;  // the log's format as identity() read it (0: not read yet; every session reads it)
   store::LogBodyPacker packer_;
   bool tip_cached_ = false;
   unsigned tip_version_ = 0;
