@@ -123,12 +123,6 @@ TEST_CASE("ident names: long names, around the length byte's limit and past the 
   }
 }
 
-}  // namespace
-}  // namespace datalog::store::testing
-
-namespace datalog::store::testing {
-namespace {
-
 // A writer puts names into the record it wrote last without searching for it (catalog.h,
 // IdentCursors): savepoints rolled back and released, and interim commits, move its cursors
 // between records. Names made across them, in and out of sequence, read back both ways.
@@ -177,12 +171,6 @@ TEST_CASE("ident names: names made across savepoints and interim commits read ba
     CHECK_FALSE(found);
   }
 }
-
-}  // namespace
-}  // namespace datalog::store::testing
-
-namespace datalog::store::testing {
-namespace {
 
 // A writer holds back the ident record it is building (catalog.h): reads through its read
 // transaction see every name it made, before it commits, and so does a savepoint begun after.
