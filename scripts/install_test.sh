@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Packaging test: a Release build with libdatalog.a, installed into a temporary prefix and packed
-# as a .deb; the installed extension is loaded from there by the sqlite3 shell, Python and (when
-# node and better-sqlite3 are available) Node; a C program links libdatalog.a through pkg-config;
+# Packaging test: the release build (scripts/build-release.sh) with libdatalog.a, installed into a
+# temporary prefix and packed as a .deb; the installed extension is loaded from there by the
+# sqlite3 shell, Python and (when node and better-sqlite3 are available) Node; a C program links libdatalog.a through pkg-config;
 # the .deb holds the same files. Prints what it checked; any failure stops it.
 #   scripts/install_test.sh [WORKDIR]     (default: a new temporary folder)
 set -euo pipefail
@@ -11,7 +11,7 @@ scripts/install-deps.sh
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 build=build-release
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDATALOG_STATIC=ON -DBUILD_TESTING=OFF >/dev/null
+scripts/build-release.sh "$build" -DDATALOG_STATIC=ON -DBUILD_TESTING=OFF
 cmake --build "$build" -j"$(nproc)" --target datalog datalog_static
 prefix=$work/prefix
 rm -rf "$prefix"
