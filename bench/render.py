@@ -2,7 +2,7 @@
 """Turns one workload_bench JSON into the report: derived figures, docs/BENCHMARKS.md, plots.
 
     bench/render.py RUN.json --json OUT.json --markdown BENCHMARKS.md --plots DIR
-                    [--rerun TEXT] [--commit HASH] [--note TEXT] [--require GROUP,...]
+                    [--rerun TEXT] [--commit HASH] [--build TEXT] [--note TEXT] [--require GROUP,...]
 
 RUN.json is workload_bench's output, or a rendered OUT.json (to render it again).
 
@@ -390,14 +390,19 @@ def markdown(run, derived, rerun):
     w(f"| SQLite | {m['sqlite_version']} |")
     if m.get("commit"):
         w(f"| commit | {m['commit']} |")
+    if m.get("build"):
+        w(f"| build | {m['build']} |")
     w(f"| run | {'`--quick` (smoke sizes)' if m['quick'] else 'full'}, {m['total_seconds']:.0f} s |")
     w(f"| row-count mismatches | {m['mismatch_count']} |\n")
     if m.get("note"):
         w(f"**Note:** {m['note']}\n")
     w("## How to rerun\n")
     w("```sh\n" + rerun + "\n```\n")
-    w("`bench/run.sh` builds the program, runs it (about 3 minutes for the full run on this 2-core machine; `--quick` in")
-    w("under a minute), writes `bench/results/<date>.json` and renders this page and `docs/plots/`.")
+    w("`bench/run.sh` builds the extension and the program, runs it (about 3 minutes for the full run on this 2-core")
+    w("machine; `--quick` in under a minute), writes `bench/results/<date>.json` and renders this page and")
+    w("`docs/plots/`. The full run measures the release build, the one the Debian package holds:")
+    w("`scripts/build-release.sh`, a Release build laid out by a profile of `scripts/pgo/training.sql` (a")
+    w("workload of its own, not this benchmark's; about 5 minutes more). `--quick` measures the build in `build/`.")
     w("Run it on a quiet machine: other load shows up in every figure.\n")
     w("## What is measured\n")
     w("Each workload runs on three paths, all through SQL in the same process:\n")
@@ -672,6 +677,7 @@ def main():
     ap.add_argument("--plots", required=True)
     ap.add_argument("--rerun", default="bench/run.sh")
     ap.add_argument("--commit", default="")
+    ap.add_argument("--build", default="", help="which build of the extension was measured")
     ap.add_argument("--note", default="", help="a remark on the run, printed under the table")
     ap.add_argument("--require", default="", help="comma-separated groups that must be present")
     ap.add_argument("--baseline-check", default="",
@@ -688,6 +694,8 @@ def main():
         sys.exit(f"render.py: the run lacks the groups {', '.join(missing)}")
     if args.commit:
         doc["meta"]["commit"] = args.commit
+    if args.build:
+        doc["meta"]["build"] = args.build
     if args.note:
         doc["meta"]["note"] = args.note
     run = Run(doc)

@@ -25,9 +25,11 @@ scripts/install-deps.sh
 if [ "$mode" = full ]; then
   build=${BENCH_BUILD_DIR:-build-release}
   scripts/build-release.sh "$build"
+  described="the release build: Release (-O3), profile-guided (scripts/build-release.sh)"
 else
   build=${BENCH_BUILD_DIR:-build}
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  described="RelWithDebInfo (-O2 -g), no profile"
 fi
 cmake --build "$build" -j2 --target workload_bench datalog
 
@@ -62,7 +64,7 @@ else
   /usr/bin/python3 bench/check_baseline.py --dir "$scratch" --out "$check"
 fi
 /usr/bin/python3 bench/render.py "$raw" --json "$json" --markdown "$md" --plots "$plots" \
-  --rerun "$rerun" --commit "$commit" --note "${BENCH_NOTE:-}" \
+  --rerun "$rerun" --commit "$commit" --build "$described" --note "${BENCH_NOTE:-}" \
   --require "$require" --baseline-check "$check"
 rm -f "$raw"
 echo "bench/run.sh: $mode run took $(( $(date +%s) - start )) s; report $md, data $json"
