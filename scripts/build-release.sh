@@ -3,13 +3,14 @@
 # (-O3) laid out by a profile (GCC's profile-guided optimization): an instrumented build of the
 # extension runs scripts/pgo/training.sql in the sqlite3 shell, and the extension is built again
 # from those counts, hot code together and cold code apart. Measured on this project's scans,
-# that is 12-18% less time per row than the same build without a profile (bench/ANALYSIS.md).
+# that is 10-16% less time per row than the same build without a profile (bench/ANALYSIS.md).
 #   scripts/build-release.sh [BUILD_DIR [CMAKE_ARGS...]]   (default folder: build-release)
 # Builds the extension (target datalog); build other targets in BUILD_DIR afterwards with
 # `cmake --build BUILD_DIR --target ...`: they use the same profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+scripts/install-deps.sh
 build=${1:-build-release}
 [ $# -gt 0 ] && shift
 jobs=$(nproc)
