@@ -2,7 +2,7 @@
 # Builds and runs the workload benchmark, then renders the report and the plots.
 #
 #   bench/run.sh           full run of the release build (build-release/, made by
-#                          scripts/build-release.sh: about 6 minutes; the run about 3 more on a
+#                          scripts/build-release.sh: about 5 minutes; the run about 3 more on a
 #                          2-core machine): writes bench/results/<date>.json, docs/BENCHMARKS.md
 #                          and docs/plots/*.png
 #   bench/run.sh --quick   smoke run of the build in build/ (under a minute): the same outputs
