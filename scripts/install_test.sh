@@ -2,7 +2,8 @@
 # Packaging test: the release build (scripts/build-release.sh) with libdatalog.a, installed into a
 # temporary prefix and packed as a .deb; the installed extension is loaded from there by the
 # sqlite3 shell, Python and (when node and better-sqlite3 are available) Node; a C program links
-# libdatalog.a through pkg-config; the .deb holds the same files. Prints what it checked; any failure stops it.
+# libdatalog.a through pkg-config; the .deb holds the same files. Prints what it checked; any
+# failure stops it.
 #   scripts/install_test.sh [WORKDIR]     (default: a new temporary folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
