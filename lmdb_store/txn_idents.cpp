@@ -1,5 +1,7 @@
 #include "lmdb_store/txn_idents.h"
 
+#include <algorithm>
+
 #include "engine/value_hash.h"
 
 namespace datalog::store {
@@ -13,9 +15,34 @@ std::size_t TxnIdents::probe(const Value& name, std::uint64_t hash) const {
   }
 }
 
+namespace {
+
+// Three bit positions of the filter from one 64-bit hash, in disjoint parts of it.
+constexpr unsigned kFilterShifts[] = {0, 21, 42};
+
+}  // namespace
+
+bool TxnIdents::may_hold(std::uint64_t hash) const {
+  for (const unsigned shift : kFilterShifts) {
+    const std::size_t bit = (hash >> shift) & (kFilterBits - 1);
+    if ((filter_[bit / 64] >> (bit % 64) & 1) == 0) return false;
+  }
+  return true;
+}
+
+void TxnIdents::add_to_filter(std::uint64_t hash) {
+  if (filter_.empty()) filter_.assign(kFilterBits / 64, 0);
+  for (const unsigned shift : kFilterShifts) {
+    const std::size_t bit = (hash >> shift) & (kFilterBits - 1);
+    filter_[bit / 64] |= std::uint64_t{1} << (bit % 64);
+  }
+}
+
 std::optional<EntityId> TxnIdents::find(const Value& name) const {
   if (added_.empty()) return std::nullopt;
-  const Slot& s = slots_[probe(name, hash_value(name))];
+  const std::uint64_t hash = hash_value(name);
+  if (!may_hold(hash)) return std::nullopt;
+  const Slot& s = slots_[probe(name, hash)];
   if (s.position == kEmpty) return std::nullopt;
   return added_[s.position].id;
 }
@@ -39,6 +66,7 @@ void TxnIdents::remember(const Value& name, EntityId id) {
   if (slots_[at].position != kEmpty) return;  // known already
   added_.push_back(Entry{name, id});
   slots_[at] = Slot{hash, static_cast<std::uint32_t>(added_.size() - 1)};
+  add_to_filter(hash);
 }
 
 void TxnIdents::undo_to(std::size_t mark) {
@@ -46,9 +74,13 @@ void TxnIdents::undo_to(std::size_t mark) {
   // Open addressing cannot simply drop entries; a rollback is rare, so the table is rebuilt.
   added_.resize(mark);
   rebuild(slots_.size());
+  std::fill(filter_.begin(), filter_.end(), 0);  // the bits of forgotten names would only cost probes
+  for (const Entry& e : added_) add_to_filter(hash_value(e.name));
 }
 
 void TxnIdents::clear() {
+  // The filter's storage stays for the next transaction; zeroing 64 KiB is cheaper than a new one.
+  if (!added_.empty()) std::fill(filter_.begin(), filter_.end(), 0);
   added_.clear();
   slots_.clear();
 }

@@ -210,6 +210,56 @@ TEST_CASE("write cache: a transaction's idents undo to a savepoint's mark", "[wr
   CHECK_FALSE(kept.find(Value::keyword(":a")));
 }
 
+TEST_CASE("write cache: a transaction's idents answer as a map does, through marks, undos and clears",
+          "[write-cache]") {
+  // Random remembers, savepoint marks, undos and clears against a plain model: the filter in
+  // front of the table may only ever send a lookup on to the table, never answer "missing" for a
+  // name that is there. Names come from a small pool, so most lookups of a round hit.
+  TxnIdents kept;
+  std::vector<std::pair<std::string, EntityId>> model;  // in the order remembered
+  std::vector<std::size_t> marks;
+  std::uint64_t x = 7;
+  const auto next = [&x] { return x = x * 6364136223846793005ULL + 1442695040888963407ULL; };
+  const auto modelled = [&model](const std::string& name) -> std::optional<EntityId> {
+    for (const auto& [n, id] : model) {
+      if (n == name) return id;
+    }
+    return std::nullopt;
+  };
+  for (int step = 0; step < 40000; ++step) {
+    const std::uint64_t r = next() >> 33;
+    const std::string name = ":n" + std::to_string(r % 3000);
+    switch (r % 100) {
+      case 0:
+        if (!marks.empty()) {
+          kept.undo_to(marks.back());
+          model.resize(std::min(model.size(), marks.back()));
+          marks.pop_back();
+        }
+        break;
+      case 1:
+        marks.push_back(kept.mark());
+        break;
+      case 2:
+        if (r % 7 == 0) {
+          kept.clear();
+          model.clear();
+          marks.clear();
+        }
+        break;
+      default:
+        if (r % 3 == 0) {
+          kept.remember(Value::keyword(name), static_cast<EntityId>(step));
+          if (!modelled(name)) model.emplace_back(name, static_cast<EntityId>(step));
+        } else {
+          REQUIRE(kept.find(Value::keyword(name)) == modelled(name));
+        }
+    }
+    REQUIRE(kept.mark() == model.size());
+  }
+  for (const auto& [name, id] : model) CHECK(kept.find(Value::keyword(name)) == id);
+}
+
 TEST_CASE("read cache: a thread's copy follows its cache and the committed state",
           "[write-cache]") {
   ReadCache one, two;  // two graphs used by one thread in turn
