@@ -53,8 +53,13 @@ void TxnIdents::index(std::uint32_t position, std::uint64_t hash) {
 
 void TxnIdents::rebuild(std::size_t slots) {
   slots_.assign(slots, Slot{});
+  // The filter too, from the same hashes: after an undo, the bits of forgotten names would only
+  // cost probes.
+  std::fill(filter_.begin(), filter_.end(), 0);
   for (std::size_t p = 0; p < added_.size(); ++p) {
-    index(static_cast<std::uint32_t>(p), hash_value(added_[p].name));
+    const std::uint64_t hash = hash_value(added_[p].name);
+    index(static_cast<std::uint32_t>(p), hash);
+    add_to_filter(hash);
   }
 }
 
@@ -74,8 +79,6 @@ void TxnIdents::undo_to(std::size_t mark) {
   // Open addressing cannot simply drop entries; a rollback is rare, so the table is rebuilt.
   added_.resize(mark);
   rebuild(slots_.size());
-  std::fill(filter_.begin(), filter_.end(), 0);  // the bits of forgotten names would only cost probes
-  for (const Entry& e : added_) add_to_filter(hash_value(e.name));
 }
 
 void TxnIdents::clear() {

@@ -62,7 +62,7 @@ class TxnIdents {
   std::vector<Entry> added_;  // in the order remembered, for undo_to
   std::vector<Slot> slots_;   // a power of two in size, at most half full
   // Bits set from each remembered name's hash; sized on the first remember, zeroed by clear()
-  // and set again from added_ by undo_to().
+  // and set again from added_ by rebuild() (an undo, or the table's growth).
   static constexpr std::size_t kFilterBits = kMaxEntries * 8;
   std::vector<std::uint64_t> filter_;
 };
