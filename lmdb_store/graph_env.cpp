@@ -258,7 +258,9 @@ Status GraphEnv::open_file(const std::string& path, const OpenOptions& options) 
                                                       path, strerror(errno)));
     }
   }
-  return init_tables();
+  DATALOG_RETURN_IF_ERROR(init_tables());
+  parks_reads_ = watch_.start_duty([this] { sweep_parked_reads(); });
+  return Status::OK();
 }
 
 Status GraphEnv::remove_if_unsynced(const std::string& path, const OpenOptions& options) {
@@ -325,7 +327,10 @@ Status GraphEnv::open_lmdb(const std::string& path, const OpenOptions& options, 
   return Status(StatusCode::CantOpen, fmt::format("cannot open graph '{}': {}", path, mdb_strerror(rc)));
 }
 
-Status GraphEnv::usage(Usage* out) const {
+Status GraphEnv::usage(Usage* out) {
+  enter_txn();
+  reset_parked_reads(UINT64_MAX);
+  leave_txn();
   MDB_envinfo info{};
   DATALOG_RETURN_IF_ERROR(status_from_mdb(mdb_env_info(env_, &info), "graph usage"));
   struct stat file {};
@@ -401,6 +406,7 @@ Status GraphEnv::check_not_truncated() const {
 
 GraphEnv::~GraphEnv() {
   if (owner_pid_ != ::getpid()) return;  // inherited across fork(): never touch the parent's env
+  watch_.stop_duty();  // no sweep of parked reads from here on
   abort_idle_reads();
   // The last user in this process: sync what was committed unsynced, and say so (under the
   // writer gate, so no other process commits unsynced in between; if one holds it, it will).

@@ -94,11 +94,73 @@ void GraphEnv::abort_idle_reads() {
   for (IdleRead& slot : idle_reads_) {
     if (MDB_txn* txn = slot.txn.exchange(nullptr)) mdb_txn_abort(txn);
   }
+  for (ParkedRead& slot : parked_reads_) {
+    if (MDB_txn* txn = slot.txn.exchange(nullptr)) mdb_txn_abort(txn);
+  }
+}
+
+std::uint64_t GraphEnv::last_committed() const {
+  MDB_envinfo info{};
+  mdb_env_info(env_, &info);
+  return info.me_last_txnid;
+}
+
+MDB_txn* GraphEnv::take_parked_read() {
+  const std::size_t first = this_thread_shard(kMaxIdleReads);
+  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
+    ParkedRead& slot = parked_reads_[(first + i) % kMaxIdleReads];
+    if (slot.txn.load(std::memory_order_relaxed) == nullptr) continue;
+    if (MDB_txn* txn = slot.txn.exchange(nullptr, std::memory_order_acquire)) return txn;
+  }
+  return nullptr;
+}
+
+bool GraphEnv::park_read(MDB_txn* txn) {
+  const std::size_t first = this_thread_shard(kMaxIdleReads);
+  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
+    ParkedRead& slot = parked_reads_[(first + i) % kMaxIdleReads];
+    MDB_txn* empty = nullptr;
+    if (slot.txn.load(std::memory_order_relaxed) != nullptr) continue;
+    // The sweep stamp first: a sweep that takes the transaction at once sees it new.
+    slot.sweep.store(sweeps_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    if (slot.txn.compare_exchange_strong(empty, txn, std::memory_order_release)) return true;
+  }
+  return false;
+}
+
+void GraphEnv::reset_parked_reads(std::uint64_t parked_before) {
+  for (ParkedRead& slot : parked_reads_) {
+    if (slot.txn.load(std::memory_order_relaxed) == nullptr) continue;
+    if (slot.sweep.load(std::memory_order_relaxed) >= parked_before) continue;
+    MDB_txn* txn = slot.txn.exchange(nullptr, std::memory_order_acquire);
+    if (txn == nullptr) continue;
+    mdb_txn_reset(txn);
+    if (!keep_idle_read(txn)) mdb_txn_abort(txn);
+  }
+}
+
+void GraphEnv::sweep_parked_reads() {
+  if (owner_pid_ != ::getpid()) return;  // inherited across fork(): the parent's transactions
+  // Inside the bracket, so that a resize (which aborts parked reads itself) never runs meanwhile;
+  // while one runs, this sweep is skipped rather than waited for (the watchdog must not block).
+  std::atomic<int>& mine = active_txns_[this_thread_shard(kShards)].count;
+  mine.fetch_add(1);
+  if (!resizing_.load()) reset_parked_reads(sweeps_.fetch_add(1));
+  leave_txn();
 }
 
 Status GraphEnv::begin_read(MDB_txn** txn) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     enter_txn();
+    if (MDB_txn* parked = take_parked_read()) {
+      // Still the newest state: the snapshot a renew would give, with its tables' roots known.
+      if (mdb_txn_id(parked) == last_committed()) {
+        *txn = parked;
+        return Status::OK();
+      }
+      mdb_txn_reset(parked);
+      if (!keep_idle_read(parked)) mdb_txn_abort(parked);
+    }
     if (MDB_txn* idle = take_idle_read()) {
       if (mdb_txn_renew(idle) == MDB_SUCCESS) {
         *txn = idle;
@@ -124,8 +186,12 @@ Status GraphEnv::begin_read(MDB_txn** txn) {
 }
 
 void GraphEnv::end_read(MDB_txn* txn) {
-  mdb_txn_reset(txn);
-  if (!keep_idle_read(txn)) mdb_txn_abort(txn);
+  // Parked before leaving the bracket: a resize, which waits for the bracket to empty, then
+  // finds it parked and aborts it.
+  if (!parks_reads_ || resizing_.load() || mdb_txn_id(txn) != last_committed() || !park_read(txn)) {
+    mdb_txn_reset(txn);
+    if (!keep_idle_read(txn)) mdb_txn_abort(txn);
+  }
   leave_txn();
 }
 

@@ -26,11 +26,12 @@ constexpr auto kInterval = std::chrono::milliseconds(250);
 constexpr auto kLinger = std::chrono::seconds(5);
 
 struct Watchdog {
-  std::mutex mutex;  // guards users, running, pid
+  std::mutex mutex;  // guards users, running, pid, duties; held while duties run
   std::condition_variable wake;
   int users = 0;
   bool running = false;  // a watchdog thread of this process is alive
   pid_t pid = 0;         // the process the count belongs to
+  std::vector<std::pair<const StuckCallWatch*, std::function<void()>>> duties;
 };
 
 Watchdog& watchdog() {
@@ -100,6 +101,7 @@ void run(Watchdog& w) {
     lock.unlock();
     look(seen);
     lock.lock();
+    for (const auto& [watch, duty] : w.duties) duty();
   }
   w.running = false;
 }
@@ -111,6 +113,7 @@ void forget_parents_thread(Watchdog& w) {
   w.users = 0;
   w.running = false;
   w.pid = ::getpid();
+  w.duties.clear();  // the parent's graphs
 }
 
 }  // namespace
@@ -136,9 +139,26 @@ StuckCallWatch::StuckCallWatch() : pid_(::getpid()) {
 
 StuckCallWatch::~StuckCallWatch() {
   if (pid_ != ::getpid()) return;
+  stop_duty();
   Watchdog& w = watchdog();
   std::lock_guard<std::mutex> lock(w.mutex);
   --w.users;
+}
+
+bool StuckCallWatch::start_duty(std::function<void()> duty) {
+  if (pid_ != ::getpid()) return false;
+  Watchdog& w = watchdog();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (!w.running) return false;
+  w.duties.emplace_back(this, std::move(duty));
+  return true;
+}
+
+void StuckCallWatch::stop_duty() {
+  if (pid_ != ::getpid()) return;
+  Watchdog& w = watchdog();
+  std::lock_guard<std::mutex> lock(w.mutex);  // duties run under it: none is running now
+  std::erase_if(w.duties, [this](const auto& d) { return d.first == this; });
 }
 
 }  // namespace datalog::store
