@@ -262,6 +262,48 @@ def test_forked_child_opens_the_graph_afresh(tmp_path, journal):
     ]
 
 
+def test_an_idle_process_does_not_keep_its_last_snapshot(tmp_path):
+    """A process keeps the read snapshot of its last statement for the next one while nothing
+    newer is committed (docs/STORAGE.md, "Parked snapshots"), but not once it sits idle: its
+    watchdog resets it within about half a second, so another process's writes can reuse the
+    pages they free, and datalog_stats then counts no reader."""
+    conn = connect(tmp_path / "app.db")
+    assert rows(conn, "PRAGMA journal_mode=WAL") == [("wal",)]
+    conn.execute("CREATE VIRTUAL TABLE g USING datalog")
+    conn.execute("SELECT datalog_exec('g', '(transact [[:a :n 1]])')")
+    idle = subprocess.Popen(
+        [PYTHON, "-c", textwrap.dedent(f"""
+            import sqlite3, sys
+            conn = sqlite3.connect({str(tmp_path / 'app.db')!r}, isolation_level=None)
+            conn.enable_load_extension(True)
+            conn.load_extension({EXT!r})
+            print("read", conn.execute("SELECT v FROM g").fetchall(), flush=True)
+            sys.stdin.readline()
+            print("read", conn.execute("SELECT v FROM g ORDER BY v").fetchall(), flush=True)
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert idle.stdout.readline().strip() == "read [(1,)]"
+        for i in range(5):
+            conn.execute("SELECT datalog_exec('g', ?)", (f"(transact [[:c :n {i + 2}]])",))
+        # Right after its statement (a quarter of a second at least) the snapshot is still parked.
+        stats = json.loads(rows(conn, "SELECT datalog_stats('g')")[0][0])
+        assert stats["readers"] == 1
+        assert stats["oldest_reader"] == {"pid": idle.pid, "transactions_behind": 5}
+        deadline = time.monotonic() + 10
+        while True:
+            stats = json.loads(rows(conn, "SELECT datalog_stats('g')")[0][0])
+            if stats["readers"] == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert stats["readers"] == 0 and stats["oldest_reader"] is None
+        idle.stdin.write("\n")
+        idle.stdin.flush()
+        assert idle.stdout.readline().strip() == "read [(1,), (2,), (3,), (4,), (5,), (6,)]"
+    finally:
+        idle.stdin.close()
+        idle.wait(timeout=60)
+
+
 def test_datalog_stats_names_the_reader_that_holds_an_old_snapshot(tmp_path):
     """A snapshot held open in another process keeps LMDB from reusing the pages it may see, so
     the index grows while it lasts: datalog_stats shows who holds it and how far behind it is.
