@@ -67,27 +67,41 @@ void GraphEnv::leave_txn() {
 // renewing keeps the reader slot, so a query does not take the lock file's mutex to find one.
 // A reset transaction holds no snapshot, so it pins no pages. Each thread looks at its own slot
 // first, so threads that read at once do not pass a slot's line between them.
-MDB_txn* GraphEnv::take_idle_read() {
-  const std::size_t first = this_thread_shard(kMaxIdleReads);
-  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
-    IdleRead& slot = idle_reads_[(first + i) % kMaxIdleReads];
+namespace {
+
+// The slot arrays of idle and parked reads, taken and filled without a lock; each thread looks at
+// its own slot first.
+template <class Slots>
+MDB_txn* take_from(Slots& slots) {
+  const std::size_t first = this_thread_shard(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    auto& slot = slots[(first + i) % slots.size()];
     if (slot.txn.load(std::memory_order_relaxed) == nullptr) continue;
     if (MDB_txn* txn = slot.txn.exchange(nullptr, std::memory_order_acquire)) return txn;
   }
   return nullptr;
 }
 
-bool GraphEnv::keep_idle_read(MDB_txn* txn) {
-  const std::size_t first = this_thread_shard(kMaxIdleReads);
-  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
-    IdleRead& slot = idle_reads_[(first + i) % kMaxIdleReads];
+// Puts txn in the first empty slot, after before_filling(slot); false when every slot is taken.
+template <class Slots, class BeforeFilling>
+bool put_into(Slots& slots, MDB_txn* txn, const BeforeFilling& before_filling) {
+  const std::size_t first = this_thread_shard(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    auto& slot = slots[(first + i) % slots.size()];
+    if (slot.txn.load(std::memory_order_relaxed) != nullptr) continue;
+    before_filling(slot);
     MDB_txn* empty = nullptr;
-    if (slot.txn.load(std::memory_order_relaxed) == nullptr &&
-        slot.txn.compare_exchange_strong(empty, txn, std::memory_order_release)) {
-      return true;
-    }
+    if (slot.txn.compare_exchange_strong(empty, txn, std::memory_order_release)) return true;
   }
   return false;
+}
+
+}  // namespace
+
+MDB_txn* GraphEnv::take_idle_read() { return take_from(idle_reads_); }
+
+bool GraphEnv::keep_idle_read(MDB_txn* txn) {
+  return put_into(idle_reads_, txn, [](IdleRead&) {});
 }
 
 void GraphEnv::abort_idle_reads() {
@@ -105,27 +119,13 @@ std::uint64_t GraphEnv::last_committed() const {
   return info.me_last_txnid;
 }
 
-MDB_txn* GraphEnv::take_parked_read() {
-  const std::size_t first = this_thread_shard(kMaxIdleReads);
-  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
-    ParkedRead& slot = parked_reads_[(first + i) % kMaxIdleReads];
-    if (slot.txn.load(std::memory_order_relaxed) == nullptr) continue;
-    if (MDB_txn* txn = slot.txn.exchange(nullptr, std::memory_order_acquire)) return txn;
-  }
-  return nullptr;
-}
+MDB_txn* GraphEnv::take_parked_read() { return take_from(parked_reads_); }
 
 bool GraphEnv::park_read(MDB_txn* txn) {
-  const std::size_t first = this_thread_shard(kMaxIdleReads);
-  for (std::size_t i = 0; i < kMaxIdleReads; ++i) {
-    ParkedRead& slot = parked_reads_[(first + i) % kMaxIdleReads];
-    MDB_txn* empty = nullptr;
-    if (slot.txn.load(std::memory_order_relaxed) != nullptr) continue;
-    // The sweep stamp first: a sweep that takes the transaction at once sees it new.
+  // The sweep stamp first: a sweep that takes the transaction at once sees it new.
+  return put_into(parked_reads_, txn, [this](ParkedRead& slot) {
     slot.sweep.store(sweeps_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    if (slot.txn.compare_exchange_strong(empty, txn, std::memory_order_release)) return true;
-  }
-  return false;
+  });
 }
 
 void GraphEnv::reset_parked_reads(std::uint64_t parked_before) {
